@@ -1,0 +1,264 @@
+"""Exports a llama checkpoint to an ExecuTorch .pte and writes its manifest.
+
+One invocation is one Bazel action (see private/executorch_pte.bzl). It runs
+ExecuTorch's llama export pipeline in-process with a config built from flags,
+so every knob that changes the output is visible on the command line and in
+the manifest.
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import json
+import logging
+import os
+import platform
+import sys
+import warnings
+from importlib import metadata
+
+from absl import app, flags
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("checkpoint", None, "Meta-layout state dict (.pth).")
+flags.DEFINE_string("params", None, "params.json of the checkpoint.")
+flags.DEFINE_string("tokenizer", None, "tokenizer.json.")
+flags.DEFINE_string("tokenizer_config", None, "tokenizer_config.json (bos/eos, chat template).")
+flags.DEFINE_string("model_label", "", "Bazel label of the model, recorded in the manifest.")
+flags.DEFINE_enum("quantize", "none", ["none", "int4_weight_only", "8da4w"], "Linear-layer quantization.")
+flags.DEFINE_integer("group_size", 0, "Group size for 4-bit weights: 32, 64 or 128.")
+flags.DEFINE_string("embedding_quantize", "", 'Embedding quantization "<bits>,<group>", e.g. "4,32"; empty for none.')
+flags.DEFINE_enum("backend", "portable", ["portable", "xnnpack"], "Where the graph runs.")
+flags.DEFINE_integer("max_seq_len", 128, "Longest token chunk a single forward call accepts.")
+flags.DEFINE_integer("max_context_len", 2048, "KV-cache length: prompt plus generated tokens.")
+flags.DEFINE_bool("hqq", False, "Search 4-bit scales with HQQ (slower export, sometimes lower error).")
+flags.DEFINE_string("out_pte", None, "Output .pte path.")
+flags.DEFINE_string("out_manifest", None, "Output manifest JSON path.")
+for _name in ("checkpoint", "params", "tokenizer", "tokenizer_config", "out_pte", "out_manifest"):
+    flags.mark_flag_as_required(_name)
+
+VALID_GROUP_SIZES = (32, 64, 128)
+
+
+class ExportError(Exception):
+    """Bad input; the message names the problem and the fix."""
+
+
+def sha256_of(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def linear_in_features(params: dict) -> dict[str, int]:
+    """in_features of each kind of linear layer in a llama block (+ output)."""
+    head_dim = params.get("head_dim") or params["dim"] // params["n_heads"]
+    return {
+        "attention.wq/wk/wv": params["dim"],
+        "attention.wo": params["n_heads"] * head_dim,
+        "feed_forward.w1/w3": params["dim"],
+        "feed_forward.w2": params["hidden_dim"],
+        "output": params["dim"],
+    }
+
+
+def check_config(params: dict) -> list[str]:
+    """Validates the flags against the model; returns linears left unquantized."""
+    if FLAGS.max_seq_len < 1:
+        raise ExportError(f"max_seq_len={FLAGS.max_seq_len} must be at least 1")
+    if FLAGS.max_context_len < FLAGS.max_seq_len:
+        raise ExportError(
+            f"max_context_len={FLAGS.max_context_len} is smaller than max_seq_len={FLAGS.max_seq_len}: "
+            "the KV cache must hold at least one full prefill chunk; raise max_context_len or lower max_seq_len"
+        )
+    if FLAGS.quantize == "none":
+        if FLAGS.group_size:
+            raise ExportError(f"group_size={FLAGS.group_size} given with quantize='none': drop group_size or pick a quantize mode")
+        return []
+    if FLAGS.quantize == "int4_weight_only" and FLAGS.backend == "xnnpack":
+        # Measured with executorch 1.5.1 / torchao 0.18: the weight-only int4
+        # path is not lowered to XNNPACK; the .pte keeps fp32 weights and its
+        # logits are far off. Refuse rather than ship a wrong model.
+        raise ExportError(
+            "quantize='int4_weight_only' cannot be lowered to XNNPACK correctly in executorch 1.5.1: "
+            "use quantize='8da4w' (int4 weights, int8 dynamic activations) for XNNPACK, "
+            "or backend='portable' for weight-only int4"
+        )
+    if FLAGS.group_size not in VALID_GROUP_SIZES:
+        raise ExportError(f"group_size={FLAGS.group_size} is not one of {VALID_GROUP_SIZES}")
+    in_features = linear_in_features(params)
+    skipped = [name for name, n in in_features.items() if n % FLAGS.group_size]
+    if len(skipped) == len(in_features):
+        raise ExportError(
+            f"group_size={FLAGS.group_size} divides no linear layer's in_features "
+            f"({sorted(set(in_features.values()))}): nothing would be quantized; pick a group size that divides "
+            f"dim={params['dim']}"
+        )
+    if FLAGS.embedding_quantize:
+        bits, _, group = FLAGS.embedding_quantize.partition(",")
+        if bits not in ("4", "8") or not group.isdigit():
+            raise ExportError(f'embedding_quantize={FLAGS.embedding_quantize!r} must be "4,<group>" or "8,<group>"')
+        if int(group) and params["dim"] % int(group):
+            raise ExportError(f"embedding group {group} does not divide dim={params['dim']}")
+    return skipped
+
+
+def load_special_tokens(tokenizer_json: str, tokenizer_config: str) -> tuple[int, list[int], bool]:
+    with open(tokenizer_json) as f:
+        added = {t["content"]: t["id"] for t in json.load(f).get("added_tokens", [])}
+    with open(tokenizer_config) as f:
+        config = json.load(f)
+    def token_id(name):
+        token = config.get(name)
+        if token is None:
+            return None
+        if token not in added:
+            raise ExportError(f"{name} {token!r} from tokenizer_config.json is not a special token of tokenizer.json")
+        return added[token]
+    bos = token_id("bos_token")
+    eos = token_id("eos_token")
+    eos_ids = sorted({eos} | ({added["<|endoftext|>"]} if "<|endoftext|>" in added else set())) if eos is not None else []
+    return (bos if bos is not None else -1), eos_ids, bool(config.get("chat_template"))
+
+
+def build_llm_config(params_path: str, checkpoint: str, metadata_json: str):
+    from executorch.extension.llm.export.config.llm_config import LlmConfig, ModelType
+
+    config = LlmConfig()
+    config.base.model_class = ModelType("llama3_2")
+    config.base.checkpoint = checkpoint
+    config.base.params = params_path
+    config.base.metadata = metadata_json
+    config.model.use_kv_cache = True
+    config.model.use_sdpa_with_kv_cache = True
+    config.model.enable_dynamic_shape = True
+    config.export.max_seq_length = FLAGS.max_seq_len
+    config.export.max_context_length = FLAGS.max_context_len
+    if FLAGS.quantize == "8da4w":
+        config.quantization.qmode = "8da4w"
+    elif FLAGS.quantize == "int4_weight_only":
+        config.quantization.qmode = "4w"
+    if FLAGS.quantize != "none":
+        config.quantization.group_size = FLAGS.group_size
+    config.quantization.use_hqq = FLAGS.hqq
+    if FLAGS.embedding_quantize:
+        config.quantization.embedding_quantize = FLAGS.embedding_quantize
+    config.backend.xnnpack.enabled = FLAGS.backend == "xnnpack"
+    config.backend.xnnpack.extended_ops = FLAGS.backend == "xnnpack"
+    return config
+
+
+def count_ops(edge_program) -> dict:
+    """Counts operators left to the runtime vs. swallowed by delegates."""
+    non_delegated: collections.Counter = collections.Counter()
+    delegated = 0
+    delegate_calls = 0
+    backends = set()
+    graph_module = edge_program.graph_module
+    for node in graph_module.graph.nodes:
+        if node.op != "call_function" or "getitem" in str(node.target):
+            continue
+        if "executorch_call_delegate" in str(node.target):
+            delegate_calls += 1
+            lowered = getattr(graph_module, node.args[0].target)
+            backends.add(lowered.backend_id)
+            delegated += sum(
+                1 for n in lowered.original_module.graph.nodes
+                if n.op == "call_function" and "getitem" not in str(n.target)
+            )
+        else:
+            name = getattr(node.target, "__name__", str(node.target))
+            non_delegated[name] += 1
+    return {
+        "delegated": delegated,
+        "non_delegated": sum(non_delegated.values()),
+        "delegate_calls": delegate_calls,
+        "non_delegated_by_op": dict(sorted(non_delegated.items())),
+        "backends": sorted(backends),
+    }
+
+
+def versions() -> dict:
+    return {
+        "torch": metadata.version("torch"),
+        "executorch": metadata.version("executorch"),
+        "torchao": metadata.version("torchao"),
+        "python": platform.python_version(),
+    }
+
+
+def main(argv: list[str]) -> None:
+    del argv
+    logging.getLogger().setLevel(logging.WARNING)
+    # torch/executorch deprecation chatter would bury real errors in the log.
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    warnings.filterwarnings("ignore", category=UserWarning)
+    try:
+        for what in ("checkpoint", "params", "tokenizer", "tokenizer_config"):
+            if not os.path.exists(getattr(FLAGS, what)):
+                raise ExportError(f"{what} file {getattr(FLAGS, what)} does not exist: build the llm_checkpoint first")
+        with open(FLAGS.params) as f:
+            params = json.load(f)
+        unquantized = check_config(params)
+        bos_id, eos_ids, has_template = load_special_tokens(FLAGS.tokenizer, FLAGS.tokenizer_config)
+    except ExportError as e:
+        sys.exit(f"export_pte: error: {e}")
+
+    import torch
+    from executorch.examples.models.llama.export_llama_lib import _export_llama
+    from google.protobuf import json_format
+
+    from tools.executorch import manifest_pb2
+
+    torch.manual_seed(0)
+    # The runner reads these back from the .pte (get_bos_id, get_eos_ids ...).
+    runtime_metadata = json.dumps({"get_bos_id": bos_id, "get_eos_ids": eos_ids})
+    config = build_llm_config(FLAGS.params, FLAGS.checkpoint, runtime_metadata)
+    config.export.output_name = os.path.abspath(FLAGS.out_pte)
+    builder = _export_llama(config)
+    ops = count_ops(builder.edge_manager.exported_program())
+
+    n_params = sum(
+        t.numel() for t in torch.load(FLAGS.checkpoint, map_location="cpu", mmap=True, weights_only=True).values()
+    )
+    manifest = manifest_pb2.PteManifest(
+        pte=os.path.basename(FLAGS.out_pte),
+        sha256=sha256_of(FLAGS.out_pte),
+        size_bytes=os.path.getsize(FLAGS.out_pte),
+        versions=manifest_pb2.Versions(**versions()),
+        config=manifest_pb2.ExportConfig(
+            model=FLAGS.model_label,
+            quantize=FLAGS.quantize,
+            group_size=FLAGS.group_size,
+            embedding_quantize=FLAGS.embedding_quantize,
+            backend=FLAGS.backend,
+            max_seq_len=FLAGS.max_seq_len,
+            max_context_len=FLAGS.max_context_len,
+            use_kv_cache=True,
+            use_sdpa_with_kv_cache=True,
+            hqq=FLAGS.hqq,
+            dtype="fp32",
+            unquantized_linears=unquantized,
+        ),
+        architecture=manifest_pb2.Architecture(
+            dim=params["dim"], n_layers=params["n_layers"], n_heads=params["n_heads"],
+            n_kv_heads=params.get("n_kv_heads") or params["n_heads"], hidden_dim=params.get("hidden_dim", 0),
+            vocab_size=params["vocab_size"], parameters=n_params,
+        ),
+        ops=manifest_pb2.OpCounts(**ops),
+        tokenizer=manifest_pb2.TokenizerRef(
+            file=os.path.basename(FLAGS.tokenizer), sha256=sha256_of(FLAGS.tokenizer),
+            bos_id=bos_id, eos_ids=eos_ids, has_chat_template=has_template,
+        ),
+        checkpoint_sha256=sha256_of(FLAGS.checkpoint),
+    )
+    with open(FLAGS.out_manifest, "w") as f:
+        f.write(json_format.MessageToJson(manifest, sort_keys=True, indent=2, always_print_fields_with_no_presence=True))
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    app.run(main)

@@ -1,0 +1,25 @@
+"""Providers passed between the model rules."""
+
+LlmCheckpointInfo = provider(
+    doc = "A language model ready for export: weights, architecture and tokenizer.",
+    fields = {
+        "checkpoint": "File: Meta-layout state dict (torch.save), names as in ExecuTorch's llama_transformer.",
+        "params": "File: params.json with the architecture (ExecuTorch ModelArgs fields).",
+        "tokenizer": "File: Hugging Face tokenizer.json.",
+        "tokenizer_config": "File: tokenizer_config.json with bos_token, eos_token and chat_template.",
+    },
+)
+
+PteInfo = provider(
+    doc = "An exported ExecuTorch program and what produced it.",
+    fields = {
+        "pte": "File: the .pte program.",
+        "manifest": "File: <name>.manifest.json (schema: tools/executorch/manifest.proto).",
+        "tokenizer": "File: tokenizer.json the program's token ids refer to.",
+        "tokenizer_config": "File: tokenizer_config.json (special tokens, chat template).",
+        "backend": "string: 'portable', 'xnnpack' (later 'qnn').",
+        "quantize": "string: 'none', 'int4_weight_only' or '8da4w'.",
+        "max_seq_len": "int: longest token chunk a single forward call accepts.",
+        "max_context_len": "int: KV-cache length.",
+    },
+)

@@ -1,0 +1,25 @@
+"""Module extension exposing python_venv to bzlmod (Bazel 7/8)."""
+
+load("//tools/python/private:python_venv.bzl", "python_venv")
+
+_venv_tag = tag_class(attrs = {
+    "name": attr.string(mandatory = True),
+    "requirements_lock": attr.label(mandatory = True),
+    "python": attr.string(default = "python3"),
+    "python_version": attr.string(default = "3.11"),
+})
+
+def _venv_extension_impl(module_ctx):
+    for mod in module_ctx.modules:
+        for venv in mod.tags.venv:
+            python_venv(
+                name = venv.name,
+                requirements_lock = venv.requirements_lock,
+                python = venv.python,
+                python_version = venv.python_version,
+            )
+
+python = module_extension(
+    implementation = _venv_extension_impl,
+    tag_classes = {"venv": _venv_tag},
+)

