@@ -1,0 +1,117 @@
+"""Bad input to the build actions fails with a message naming the fix."""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+import unittest
+
+from tools.executorch.testing import workspace_file
+
+TINY = "models/tiny_random"
+
+
+def run(tool: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([workspace_file(f"tools/executorch/{tool}"), *args], capture_output=True, text=True)
+
+
+class ExportErrorsTest(unittest.TestCase):
+    def setUp(self):
+        self.out = tempfile.mkdtemp()
+
+    def export(self, *flags: str) -> subprocess.CompletedProcess:
+        return run(
+            "export_pte",
+            f"--checkpoint={workspace_file(TINY + '/checkpoint.pth')}",
+            f"--params={workspace_file(TINY + '/params.json')}",
+            f"--tokenizer={workspace_file(TINY + '/tokenizer.json')}",
+            f"--tokenizer_config={workspace_file(TINY + '/tokenizer_config.json')}",
+            f"--out_pte={self.out}/x.pte",
+            f"--out_manifest={self.out}/x.json",
+            *flags,
+        )
+
+    def assert_fails_with(self, result: subprocess.CompletedProcess, *needles: str) -> None:
+        self.assertNotEqual(result.returncode, 0, result.stderr)
+        for needle in needles:
+            self.assertIn(needle, result.stderr)
+
+    def test_group_size_dividing_no_linear(self):
+        # Tiny model: dim 64, hidden 192; 128 divides neither.
+        result = self.export("--quantize=8da4w", "--group_size=128", "--backend=xnnpack")
+        self.assert_fails_with(result, "group_size=128 divides no linear layer", "pick a group size that divides dim=64")
+
+    def test_context_shorter_than_prefill(self):
+        result = self.export("--max_seq_len=64", "--max_context_len=32")
+        self.assert_fails_with(result, "max_context_len=32 is smaller than max_seq_len=64", "raise max_context_len")
+
+    def test_int4_weight_only_on_xnnpack(self):
+        result = self.export("--quantize=int4_weight_only", "--group_size=32", "--backend=xnnpack")
+        self.assert_fails_with(result, "cannot be lowered to XNNPACK correctly", "use quantize='8da4w'")
+
+    def test_bad_embedding_quantize(self):
+        result = self.export("--quantize=8da4w", "--group_size=32", "--embedding_quantize=3,32")
+        self.assert_fails_with(result, "embedding_quantize='3,32'")
+
+    def test_missing_checkpoint(self):
+        result = run(
+            "export_pte",
+            f"--checkpoint={self.out}/nope.pth",
+            f"--params={workspace_file(TINY + '/params.json')}",
+            f"--tokenizer={workspace_file(TINY + '/tokenizer.json')}",
+            f"--tokenizer_config={workspace_file(TINY + '/tokenizer_config.json')}",
+            f"--out_pte={self.out}/x.pte",
+            f"--out_manifest={self.out}/x.json",
+        )
+        self.assert_fails_with(result, "nope.pth does not exist")
+
+
+class ConvertErrorsTest(unittest.TestCase):
+    def setUp(self):
+        self.out = tempfile.mkdtemp()
+
+    def convert(self, *flags: str) -> subprocess.CompletedProcess:
+        return run(
+            "convert_checkpoint",
+            f"--out_checkpoint={self.out}/c.pth",
+            f"--out_params={self.out}/p.json",
+            f"--out_tokenizer={self.out}/t.json",
+            f"--out_tokenizer_config={self.out}/tc.json",
+            *flags,
+        )
+
+    def test_missing_meta_checkpoint(self):
+        result = self.convert(
+            "--source=meta",
+            f"--checkpoint={self.out}/consolidated.00.pth",
+            f"--params={workspace_file(TINY + '/params.json')}",
+            f"--tokenizer={workspace_file(TINY + '/tokenizer.json')}",
+        )
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("consolidated.00.pth does not exist", result.stderr)
+        self.assertIn("point llm_checkpoint.checkpoint at", result.stderr)
+
+    def test_checkpoint_not_matching_params(self):
+        # The tiny checkpoint with params claiming another width.
+        params = f"{self.out}/wrong_params.json"
+        with open(workspace_file(TINY + "/params.json")) as f:
+            text = f.read().replace('"dim": 64', '"dim": 128')
+        with open(params, "w") as f:
+            f.write(text)
+        result = self.convert(
+            "--source=meta",
+            f"--checkpoint={workspace_file(TINY + '/checkpoint.pth')}",
+            f"--params={params}",
+            f"--tokenizer={workspace_file(TINY + '/tokenizer.json')}",
+        )
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("params.json says vocab_size=49152, dim=128", result.stderr)
+
+    def test_missing_gguf(self):
+        result = self.convert("--source=gguf", f"--gguf={self.out}/model.gguf")
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("model.gguf does not exist", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,60 @@
+"""Analysis-time checks of executorch_pte: bad attributes fail with a clear message."""
+
+load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
+load("//tools/executorch:defs.bzl", "executorch_pte")
+
+def _expect_failure_impl(ctx):
+    env = analysistest.begin(ctx)
+    asserts.expect_failure(env, ctx.attr.message)
+    return analysistest.end(env)
+
+_expect_failure_test = analysistest.make(
+    _expect_failure_impl,
+    expect_failure = True,
+    attrs = {"message": attr.string(mandatory = True)},
+)
+
+# name -> (executorch_pte attributes, expected substring of the error)
+_CASES = {
+    "unknown_quantize": (
+        {"quantize": "int3"},
+        "unknown quantize \"int3\"; choose one of",
+    ),
+    "unknown_backend": (
+        {"backend": "tpu"},
+        "unknown backend \"tpu\"; choose one of",
+    ),
+    "context_shorter_than_seq": (
+        {"max_seq_len": 128, "max_context_len": 64},
+        "max_context_len (64) < max_seq_len (128)",
+    ),
+    "group_size_not_offered": (
+        {"quantize": "8da4w", "group_size": 48},
+        "needs group_size in [32, 64, 128], got 48",
+    ),
+    "group_size_without_quantize": (
+        {"group_size": 32},
+        "group_size/embedding_quantize need a quantize mode",
+    ),
+    "int4_weight_only_on_xnnpack": (
+        {"quantize": "int4_weight_only", "group_size": 32, "backend": "xnnpack"},
+        "use quantize = \"8da4w\"",
+    ),
+}
+
+def executorch_pte_analysis_test_suite(name, model):
+    tests = []
+    for case, (attrs, message) in _CASES.items():
+        executorch_pte(
+            name = case + "_subject",
+            model = model,
+            tags = ["manual"],
+            **attrs
+        )
+        _expect_failure_test(
+            name = case + "_test",
+            target_under_test = ":" + case + "_subject",
+            message = message,
+        )
+        tests.append(":" + case + "_test")
+    native.test_suite(name = name, tests = tests)
