@@ -35,10 +35,14 @@ def resolve(pte: str) -> tuple[str, str, str]:
     if pte.endswith(".pte"):
         path = pte if os.path.isabs(pte) else os.path.join(os.environ.get("BUILD_WORKING_DIRECTORY", ""), pte)
     else:
-        workspace = os.environ.get("TEST_WORKSPACE") or os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        workspace = os.environ.get("TEST_WORKSPACE") or os.path.basename(
+            os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        )
         path = os.path.join(_runfiles_dir(), workspace, "models", pte + ".pte")
     if not os.path.exists(path):
-        raise PteError(f"no program {pte!r} (looked at {path}); bundled: llama_int4, tiny_8da4w, tiny_fp32, or give a .pte path")
+        raise PteError(
+            f"no program {pte!r} (looked at {path}); bundled: llama_int4, tiny_8da4w, tiny_fp32, or give a .pte path"
+        )
     manifest_path = path[: -len(".pte")] + ".manifest.json"
     with open(manifest_path) as f:
         model_label = json.load(f)["config"]["model"]

@@ -23,9 +23,8 @@ import sys
 import tempfile
 from collections.abc import Mapping
 
-from absl import app, flags
-
 import torch
+from absl import app, flags
 
 FLAGS = flags.FLAGS
 flags.DEFINE_enum("source", None, ["gguf", "meta", "random"], "Kind of checkpoint source.")
@@ -167,12 +166,18 @@ def random_state_dict(params: Mapping, seed: int) -> dict[str, torch.Tensor]:
         for name, tensor in model.state_dict().items():
             if name.endswith("weight") and tensor.dim() == 2:
                 tensor.normal_(0.0, 0.05)
-    return {k: v.contiguous() for k, v in model.state_dict().items() if "cache" not in k and "freqs" not in k and "rope" not in k}
+    return {
+        k: v.contiguous()
+        for k, v in model.state_dict().items()
+        if "cache" not in k and "freqs" not in k and "rope" not in k
+    }
 
 
 def validate_state_dict(state_dict: Mapping[str, torch.Tensor], params: Mapping) -> None:
     missing = [
-        f"layers.{i}.{key}" for i in range(params["n_layers"]) for key in _REQUIRED_LAYER_KEYS
+        f"layers.{i}.{key}"
+        for i in range(params["n_layers"])
+        for key in _REQUIRED_LAYER_KEYS
         if f"layers.{i}.{key}" not in state_dict
     ]
     missing += [k for k in ("tok_embeddings.weight", "norm.weight", "output.weight") if k not in state_dict]
@@ -234,7 +239,9 @@ def main(argv: list[str]) -> None:
             else:
                 state_dict = random_state_dict(params, FLAGS.seed)
             if not FLAGS.tokenizer or not os.path.exists(FLAGS.tokenizer):
-                raise ConversionError(f"tokenizer {FLAGS.tokenizer} does not exist: give llm_checkpoint a tokenizer.json")
+                raise ConversionError(
+                    f"tokenizer {FLAGS.tokenizer} does not exist: give llm_checkpoint a tokenizer.json"
+                )
             shutil.copyfile(FLAGS.tokenizer, FLAGS.out_tokenizer)
             config = _load_json(FLAGS.tokenizer_config, "tokenizer_config") if FLAGS.tokenizer_config else {}
             _write_tokenizer_config(FLAGS.out_tokenizer_config, config, config.get("chat_template"))

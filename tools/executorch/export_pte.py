@@ -76,7 +76,9 @@ def check_config(params: dict) -> list[str]:
         )
     if FLAGS.quantize == "none":
         if FLAGS.group_size:
-            raise ExportError(f"group_size={FLAGS.group_size} given with quantize='none': drop group_size or pick a quantize mode")
+            raise ExportError(
+                f"group_size={FLAGS.group_size} given with quantize='none': drop group_size or pick a quantize mode"
+            )
         return []
     if FLAGS.quantize == "int4_weight_only" and FLAGS.backend == "xnnpack":
         # Measured with executorch 1.5.1 / torchao 0.18: the weight-only int4
@@ -111,6 +113,7 @@ def load_special_tokens(tokenizer_json: str, tokenizer_config: str) -> tuple[int
         added = {t["content"]: t["id"] for t in json.load(f).get("added_tokens", [])}
     with open(tokenizer_config) as f:
         config = json.load(f)
+
     def token_id(name):
         token = config.get(name)
         if token is None:
@@ -118,9 +121,12 @@ def load_special_tokens(tokenizer_json: str, tokenizer_config: str) -> tuple[int
         if token not in added:
             raise ExportError(f"{name} {token!r} from tokenizer_config.json is not a special token of tokenizer.json")
         return added[token]
+
     bos = token_id("bos_token")
     eos = token_id("eos_token")
-    eos_ids = sorted({eos} | ({added["<|endoftext|>"]} if "<|endoftext|>" in added else set())) if eos is not None else []
+    eos_ids = (
+        sorted({eos} | ({added["<|endoftext|>"]} if "<|endoftext|>" in added else set())) if eos is not None else []
+    )
     return (bos if bos is not None else -1), eos_ids, bool(config.get("chat_template"))
 
 
@@ -166,7 +172,8 @@ def count_ops(edge_program) -> dict:
             lowered = getattr(graph_module, node.args[0].target)
             backends.add(lowered.backend_id)
             delegated += sum(
-                1 for n in lowered.original_module.graph.nodes
+                1
+                for n in lowered.original_module.graph.nodes
                 if n.op == "call_function" and "getitem" not in str(n.target)
             )
         else:
@@ -244,19 +251,28 @@ def main(argv: list[str]) -> None:
             unquantized_linears=unquantized,
         ),
         architecture=manifest_pb2.Architecture(
-            dim=params["dim"], n_layers=params["n_layers"], n_heads=params["n_heads"],
-            n_kv_heads=params.get("n_kv_heads") or params["n_heads"], hidden_dim=params.get("hidden_dim", 0),
-            vocab_size=params["vocab_size"], parameters=n_params,
+            dim=params["dim"],
+            n_layers=params["n_layers"],
+            n_heads=params["n_heads"],
+            n_kv_heads=params.get("n_kv_heads") or params["n_heads"],
+            hidden_dim=params.get("hidden_dim", 0),
+            vocab_size=params["vocab_size"],
+            parameters=n_params,
         ),
         ops=manifest_pb2.OpCounts(**ops),
         tokenizer=manifest_pb2.TokenizerRef(
-            file=os.path.basename(FLAGS.tokenizer), sha256=sha256_of(FLAGS.tokenizer),
-            bos_id=bos_id, eos_ids=eos_ids, has_chat_template=has_template,
+            file=os.path.basename(FLAGS.tokenizer),
+            sha256=sha256_of(FLAGS.tokenizer),
+            bos_id=bos_id,
+            eos_ids=eos_ids,
+            has_chat_template=has_template,
         ),
         checkpoint_sha256=sha256_of(FLAGS.checkpoint),
     )
     with open(FLAGS.out_manifest, "w") as f:
-        f.write(json_format.MessageToJson(manifest, sort_keys=True, indent=2, always_print_fields_with_no_presence=True))
+        f.write(
+            json_format.MessageToJson(manifest, sort_keys=True, indent=2, always_print_fields_with_no_presence=True)
+        )
         f.write("\n")
 
 

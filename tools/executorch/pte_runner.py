@@ -111,9 +111,7 @@ class PteSession:
             logits = self._run(prompt_ids[start : start + self.limits.max_seq_len], start)
         return logits
 
-    def generate(
-        self, prompt_ids: Sequence[int], max_new_tokens: int, stop_at_eos: bool = True
-    ) -> Iterator[int]:
+    def generate(self, prompt_ids: Sequence[int], max_new_tokens: int, stop_at_eos: bool = True) -> Iterator[int]:
         """Greedy decoding; yields each new token as soon as it is known."""
         logits = self.prefill(prompt_ids)
         pos = len(prompt_ids)
@@ -125,7 +123,9 @@ class PteSession:
             logits = self._run([token], pos)
             pos += 1
 
-    def greedy(self, prompt_ids: Sequence[int], max_new_tokens: int, on_token: Callable[[int], None] | None = None) -> list[int]:
+    def greedy(
+        self, prompt_ids: Sequence[int], max_new_tokens: int, on_token: Callable[[int], None] | None = None
+    ) -> list[int]:
         out = []
         for token in self.generate(prompt_ids, max_new_tokens):
             out.append(token)

@@ -39,7 +39,9 @@ class ExportErrorsTest(unittest.TestCase):
     def test_group_size_dividing_no_linear(self):
         # Tiny model: dim 64, hidden 192; 128 divides neither.
         result = self.export("--quantize=8da4w", "--group_size=128", "--backend=xnnpack")
-        self.assert_fails_with(result, "group_size=128 divides no linear layer", "pick a group size that divides dim=64")
+        self.assert_fails_with(
+            result, "group_size=128 divides no linear layer", "pick a group size that divides dim=64"
+        )
 
     def test_context_shorter_than_prefill(self):
         result = self.export("--max_seq_len=64", "--max_context_len=32")

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine lacks for this repository:
+# Debian's Bazel 4.2.3 with the offline rule sets it needs, and nginx for the
+# CI cache. The Python venv is not installed here: Bazel's python_venv
+# repository rule creates it from requirements_lock.txt on first use.
+set -euo pipefail
+packages=(bazel-bootstrap bazel-rules-java bazel-skylib nginx-light)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+command -v python3.11 >/dev/null || { echo "setup: python3.11 is required (the lock is for CPython 3.11)" >&2; exit 1; }
+echo "setup: ok ($(ls /usr/bin/bazel-4* 2>/dev/null | head -n1 || echo bazel))"
