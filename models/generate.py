@@ -61,14 +61,22 @@ def main(argv: list[str]) -> None:
         prompt_ids = session.encode(text)
         count = 0
         first = None
+        answer: list[int] = []
+        shown = ""
         for token in session.generate(prompt_ids, FLAGS.max_new_tokens):
             if first is None:
                 first = time.perf_counter()
             count += 1
             if token in session.limits.eos_ids:
                 break
-            sys.stdout.write(session.decode([token]))
-            sys.stdout.flush()
+            answer.append(token)
+            # Decode the whole answer and print what is new: one token can
+            # hold half of a UTF-8 character, which decodes to U+FFFD alone.
+            text = session.decode(answer)
+            if not text.endswith("\ufffd"):
+                sys.stdout.write(text[len(shown) :])
+                sys.stdout.flush()
+                shown = text
         done = time.perf_counter()
     except PteError as e:
         sys.exit(f"generate: error: {e}")

@@ -39,6 +39,8 @@ for _name in ("checkpoint", "params", "tokenizer", "tokenizer_config", "out_pte"
     flags.mark_flag_as_required(_name)
 
 VALID_GROUP_SIZES = (32, 64, 128)
+# End-of-document markers of SmolLM2/Qwen and Llama 3.
+END_OF_TEXT_TOKENS = ("<|endoftext|>", "<|end_of_text|>")
 
 
 class ExportError(Exception):
@@ -53,6 +55,17 @@ def sha256_of(path: str) -> str:
     return digest.hexdigest()
 
 
+def ffn_hidden_dim(params: dict) -> int:
+    """The feed-forward width; Llama 3.x params.json gives it only as a formula."""
+    if params.get("hidden_dim"):
+        return params["hidden_dim"]
+    hidden = int(2 * (4 * params["dim"]) / 3)
+    if params.get("ffn_dim_multiplier"):
+        hidden = int(params["ffn_dim_multiplier"] * hidden)
+    multiple_of = params.get("multiple_of", 256)
+    return multiple_of * ((hidden + multiple_of - 1) // multiple_of)
+
+
 def linear_in_features(params: dict) -> dict[str, int]:
     """in_features of each kind of linear layer in a llama block (+ output)."""
     head_dim = params.get("head_dim") or params["dim"] // params["n_heads"]
@@ -60,7 +73,7 @@ def linear_in_features(params: dict) -> dict[str, int]:
         "attention.wq/wk/wv": params["dim"],
         "attention.wo": params["n_heads"] * head_dim,
         "feed_forward.w1/w3": params["dim"],
-        "feed_forward.w2": params["hidden_dim"],
+        "feed_forward.w2": ffn_hidden_dim(params),
         "output": params["dim"],
     }
 
@@ -80,14 +93,14 @@ def check_config(params: dict) -> list[str]:
                 f"group_size={FLAGS.group_size} given with quantize='none': drop group_size or pick a quantize mode"
             )
         return []
-    if FLAGS.quantize == "int4_weight_only" and FLAGS.backend == "xnnpack":
-        # Measured with executorch 1.5.1 / torchao 0.18: the weight-only int4
-        # path is not lowered to XNNPACK; the .pte keeps fp32 weights and its
-        # logits are far off. Refuse rather than ship a wrong model.
+    if FLAGS.quantize == "int4_weight_only":
+        # Measured with executorch 1.5.1 / torchao 0.18: on XNNPACK the .pte
+        # keeps fp32 weights and its logits are 15-28x off; on portable kernels
+        # aten::linear receives int8 weights and fails at run time. Refuse
+        # rather than ship a wrong model.
         raise ExportError(
-            "quantize='int4_weight_only' cannot be lowered to XNNPACK correctly in executorch 1.5.1: "
-            "use quantize='8da4w' (int4 weights, int8 dynamic activations) for XNNPACK, "
-            "or backend='portable' for weight-only int4"
+            f"quantize='int4_weight_only' cannot be lowered correctly to backend='{FLAGS.backend}' in "
+            "executorch 1.5.1: use quantize='8da4w' (int4 weights, int8 dynamic activations)"
         )
     if FLAGS.group_size not in VALID_GROUP_SIZES:
         raise ExportError(f"group_size={FLAGS.group_size} is not one of {VALID_GROUP_SIZES}")
@@ -124,9 +137,9 @@ def load_special_tokens(tokenizer_json: str, tokenizer_config: str) -> tuple[int
 
     bos = token_id("bos_token")
     eos = token_id("eos_token")
-    eos_ids = (
-        sorted({eos} | ({added["<|endoftext|>"]} if "<|endoftext|>" in added else set())) if eos is not None else []
-    )
+    # Chat models end a turn with eos_token but may also emit their
+    # end-of-document token; a runner must stop on either.
+    eos_ids = sorted({eos} | {added[t] for t in END_OF_TEXT_TOKENS if t in added}) if eos is not None else []
     return (bos if bos is not None else -1), eos_ids, bool(config.get("chat_template"))
 
 
@@ -255,7 +268,7 @@ def main(argv: list[str]) -> None:
             n_layers=params["n_layers"],
             n_heads=params["n_heads"],
             n_kv_heads=params.get("n_kv_heads") or params["n_heads"],
-            hidden_dim=params.get("hidden_dim", 0),
+            hidden_dim=ffn_hidden_dim(params),
             vocab_size=params["vocab_size"],
             parameters=n_params,
         ),

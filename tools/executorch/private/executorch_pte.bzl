@@ -31,9 +31,10 @@ def _check_attrs(ctx):
             GROUP_SIZES,
             attrs.group_size,
         ))
-    if attrs.quantize == "int4_weight_only" and attrs.backend == "xnnpack":
-        # executorch 1.5.1 keeps fp32 weights and returns wrong logits here.
-        fail("executorch_pte {}: int4_weight_only does not lower to XNNPACK correctly in executorch 1.5.1; use quantize = \"8da4w\" (int4 weights, int8 dynamic activations)".format(ctx.label))
+    if attrs.quantize == "int4_weight_only":
+        # executorch 1.5.1: XNNPACK keeps fp32 weights and returns wrong
+        # logits; portable kernels reject the int8 weights at run time.
+        fail("executorch_pte {}: int4_weight_only does not lower correctly to \"{}\" in executorch 1.5.1; use quantize = \"8da4w\" (int4 weights, int8 dynamic activations)".format(ctx.label, attrs.backend))
 
 def _executorch_pte_impl(ctx):
     _check_attrs(ctx)

@@ -64,6 +64,7 @@ def _llm_checkpoint_impl(ctx):
             tokenizer_config = out_tokenizer_config,
         ),
         OutputGroupInfo(
+            checkpoint = depset([out_checkpoint]),
             tokenizer = depset([out_tokenizer]),
             tokenizer_config = depset([out_tokenizer_config]),
             params = depset([out_params]),

@@ -36,6 +36,10 @@ _CASES = {
         {"group_size": 32},
         "group_size/embedding_quantize need a quantize mode",
     ),
+    "int4_weight_only_on_portable": (
+        {"quantize": "int4_weight_only", "group_size": 32, "backend": "portable"},
+        "int4_weight_only does not lower correctly to \"portable\"",
+    ),
     "int4_weight_only_on_xnnpack": (
         {"quantize": "int4_weight_only", "group_size": 32, "backend": "xnnpack"},
         "use quantize = \"8da4w\"",
