@@ -9,13 +9,12 @@ must sit in the llm_checkpoint's output folder, as Bazel lays them out).
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 import time
 
 from absl import app, flags
 
+from models.programs import resolve
 from tools.executorch.pte_runner import PteError, PteSession
 
 FLAGS = flags.FLAGS
@@ -23,31 +22,6 @@ flags.DEFINE_string("pte", "llama_int4", "Bundled program name, or path to a .pt
 flags.DEFINE_string("prompt", "What is the capital of France?", "User message.")
 flags.DEFINE_bool("chat", True, "Wrap the prompt in the model's chat template.")
 flags.DEFINE_integer("max_new_tokens", 64, "Tokens to generate at most.")
-
-
-def _runfiles_dir() -> str:
-    here = os.path.abspath(__file__)
-    return os.environ.get("RUNFILES_DIR") or here[: here.index(".runfiles") + len(".runfiles")]
-
-
-def resolve(pte: str) -> tuple[str, str, str]:
-    """Returns (pte, tokenizer.json, tokenizer_config.json) paths."""
-    if pte.endswith(".pte"):
-        path = pte if os.path.isabs(pte) else os.path.join(os.environ.get("BUILD_WORKING_DIRECTORY", ""), pte)
-    else:
-        workspace = os.environ.get("TEST_WORKSPACE") or os.path.basename(
-            os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        )
-        path = os.path.join(_runfiles_dir(), workspace, "models", pte + ".pte")
-    if not os.path.exists(path):
-        raise PteError(
-            f"no program {pte!r} (looked at {path}); bundled: llama_int4, tiny_8da4w, tiny_fp32, or give a .pte path"
-        )
-    manifest_path = path[: -len(".pte")] + ".manifest.json"
-    with open(manifest_path) as f:
-        model_label = json.load(f)["config"]["model"]
-    checkpoint_dir = os.path.join(os.path.dirname(path), model_label.rpartition(":")[2])
-    return path, os.path.join(checkpoint_dir, "tokenizer.json"), os.path.join(checkpoint_dir, "tokenizer_config.json")
 
 
 def main(argv: list[str]) -> None:

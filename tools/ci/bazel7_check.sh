@@ -1,34 +1,56 @@
 #!/usr/bin/env bash
-# Runs this tree's tests under Bazel 7 (bzlmod, MODULE.bazel) offline, using
+# Runs this tree's tests under Bazel 7 (bzlmod, MODULE.bazel), offline, with
 # Debian sid's bazel-bootstrap 7.x inside a debootstrap chroot. Heavy: about
-# 4 minutes and 2.3 GB for the chroot the first time; it is reused after.
+# 5 minutes and 2.5 GB for the chroot the first time; it is reused after.
 #
-#   sudo tools/ci/bazel7_check.sh [CHROOT_DIR] [bazel test args...]
+#   tools/ci/bazel7_check.sh [bazel test targets...]     (default: //tools/...)
 #
-# The chroot gets the workspace bind-mounted at /src and the host's venv cache
-# at the same path, so no package is downloaded during the Bazel run.
+# Offline bzlmod works because Debian's /etc/bazel/bazelrc overrides the core
+# modules (platforms, rules_cc, rules_python, bazel_skylib ...) with the
+# bazel-* packages installed below. The host's CPython 3.11 and its venv
+# cache are bind-mounted at the same paths, so the lock resolves to the same
+# venv and nothing is downloaded during the Bazel run.
 set -euo pipefail
 workspace=$(cd "$(dirname "$0")/../.." && pwd)
-chroot_dir=${1:-/var/tmp/llm-ondevice-sid}
-shift || true
+chroot_dir=${BAZEL7_CHROOT:-/var/tmp/llm-ondevice-sid}
 targets=("$@")
-((${#targets[@]})) || targets=(//...)
+((${#targets[@]})) || targets=(//tools/...)
+apt_opts=(-o Acquire::Check-Valid-Until=false -y -qq)
+modules=(bazel-bootstrap bazel-features bazel-platforms bazel-rules-cc bazel-rules-java bazel-rules-license
+  bazel-rules-proto bazel-rules-python bazel-rules-shell bazel-skylib default-jdk-headless python3 ca-certificates)
 
-if [ ! -x "$chroot_dir/usr/bin/bazel" ]; then
+if [ ! -x "$chroot_dir/usr/bin/bazel" ] || [ ! -d "$chroot_dir/usr/share/bazel/rules/python" ]; then
   command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap
-  debootstrap --variant=minbase --include=bazel-bootstrap,python3,python3-venv,ca-certificates sid "$chroot_dir"
+  [ -d "$chroot_dir/usr" ] || debootstrap --variant=minbase sid "$chroot_dir" || true
+  # sid moves fast: let apt finish what debootstrap's resolver could not.
+  chroot "$chroot_dir" /bin/sh -c "apt-get ${apt_opts[*]} update && DEBIAN_FRONTEND=noninteractive apt-get ${apt_opts[*]} -f install \
+    && DEBIAN_FRONTEND=noninteractive apt-get ${apt_opts[*]} install ${modules[*]}"
 fi
 
-mkdir -p "$chroot_dir/src" "$chroot_dir/root/.cache"
-mountpoint -q "$chroot_dir/src" || mount --bind "$workspace" "$chroot_dir/src"
-mountpoint -q "$chroot_dir/proc" || mount -t proc proc "$chroot_dir/proc"
-mountpoint -q "$chroot_dir/dev" || mount --bind /dev "$chroot_dir/dev"
-trap 'umount "$chroot_dir/src" "$chroot_dir/proc" "$chroot_dir/dev" 2>/dev/null || true' EXIT
+python_prefix=$(python3.11 -c 'import sys; print(sys.base_prefix)')
+venv_cache=${XDG_CACHE_HOME:-$HOME/.cache}/llm_ondevice
+mounts=()
+bind() {
+  mkdir -p "$chroot_dir$2"
+  mountpoint -q "$chroot_dir$2" || mount --bind "$1" "$chroot_dir$2"
+  mounts+=("$chroot_dir$2")
+}
+cleanup() { for m in "${mounts[@]}"; do umount "$m" 2>/dev/null || true; done; }
+trap cleanup EXIT
+mkdir -p "$venv_cache"
+bind "$workspace" /src
+bind "$python_prefix" "$python_prefix"
+bind "$venv_cache" "$venv_cache"
+bind /proc /proc
+bind /dev /dev
 
-chroot "$chroot_dir" /bin/bash -c "
+chroot "$chroot_dir" /usr/bin/env -i HOME="$HOME" PATH="$python_prefix/bin:/usr/bin:/bin" XDG_CACHE_HOME="${venv_cache%/llm_ondevice}" \
+  /bin/bash -c "
   set -e
   cd /src
   bazel --version
-  bazel --output_user_root=/root/.cache/bazel7 test --enable_bzlmod --lockfile_mode=off ${targets[*]}
+  bazel --output_user_root=/root/.cache/bazel7 test --lockfile_mode=off --nosandbox_debug ${targets[*]}
+  status=\$?
   bazel --output_user_root=/root/.cache/bazel7 shutdown
+  exit \$status
 "

@@ -1,0 +1,90 @@
+"""Times a .pte under ExecuTorch's Python runtime on this host.
+
+    bazel run //bench:python_runtime -- --pte=llama_int4 --runs=5
+
+Warm-up runs first, then N measured runs of a fixed prompt and generation
+length; prints median and p95 of load, TTFT and decode tokens/s as JSON.
+This is the host baseline the native runner (next issue) is compared with.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import statistics
+import time
+
+from absl import app, flags
+
+from models.programs import resolve
+from tools.executorch.pte_runner import PteSession
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("pte", "llama_int4", "Bundled program name, or path to a .pte.")
+flags.DEFINE_integer("prompt_tokens", 64, "Prompt length in tokens.")
+flags.DEFINE_integer("new_tokens", 64, "Tokens generated per run (greedy, EOS ignored).")
+flags.DEFINE_integer("warmup", 1, "Unmeasured runs first.")
+flags.DEFINE_integer("runs", 5, "Measured runs.")
+
+TEXT = (
+    "It is a truth universally acknowledged, that a single man in possession of a good fortune, "
+    "must be in want of a wife. However little known the feelings or views of such a man may be "
+)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def one_run(paths: tuple[str, str, str]) -> dict:
+    started = time.perf_counter()
+    session = PteSession(*paths)
+    loaded = time.perf_counter()
+    ids = (session.encode(TEXT) * 8)[: FLAGS.prompt_tokens]
+    first = None
+    count = 0
+    for _ in session.generate(ids, FLAGS.new_tokens, stop_at_eos=False):
+        count += 1
+        if first is None:
+            first = time.perf_counter()
+    done = time.perf_counter()
+    return {
+        "load_ms": 1e3 * (loaded - started),
+        "ttft_ms": 1e3 * (first - loaded),
+        "decode_tok_s": (count - 1) / (done - first),
+    }
+
+
+def main(argv: list[str]) -> None:
+    del argv
+    paths = resolve(FLAGS.pte)
+    for _ in range(FLAGS.warmup):
+        one_run(paths)
+    runs = [one_run(paths) for _ in range(FLAGS.runs)]
+    summary = {
+        key: {
+            "median": round(statistics.median(r[key] for r in runs), 2),
+            "p95": round(percentile([r[key] for r in runs], 0.95), 2),
+        }
+        for key in runs[0]
+    }
+    print(
+        json.dumps(
+            {
+                "pte": FLAGS.pte,
+                "runtime": "executorch-python",
+                "platform": f"host {platform.machine()}",
+                "prompt_tokens": FLAGS.prompt_tokens,
+                "new_tokens": FLAGS.new_tokens,
+                "runs": runs,
+                "summary": summary,
+            },
+            indent=2,
+        )
+    )
+
+
+if __name__ == "__main__":
+    app.run(main)
