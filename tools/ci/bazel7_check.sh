@@ -44,12 +44,19 @@ bind "$venv_cache" "$venv_cache"
 bind /proc /proc
 bind /dev /dev
 
+# Bazel 7's own bazel_tools module asks for these four; nothing here uses them.
+overrides=""
+for m in apple_support buildozer protobuf zlib; do
+  overrides+=" --override_module=$m=/src/tools/ci/bzlmod_offline/$m"
+done
+
 chroot "$chroot_dir" /usr/bin/env -i HOME="$HOME" PATH="$python_prefix/bin:/usr/bin:/bin" XDG_CACHE_HOME="${venv_cache%/llm_ondevice}" \
   /bin/bash -c "
   set -e
   cd /src
   bazel --version
-  bazel --output_user_root=/root/.cache/bazel7 test --lockfile_mode=off --nosandbox_debug ${targets[*]}
+  set +e
+  bazel --output_user_root=/root/.cache/bazel7 test --lockfile_mode=off --nosandbox_debug $overrides ${targets[*]}
   status=\$?
   bazel --output_user_root=/root/.cache/bazel7 shutdown
   exit \$status
