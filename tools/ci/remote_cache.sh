@@ -10,6 +10,8 @@ port=${REMOTE_CACHE_PORT:-9092}
 case "$action" in
   start)
     mkdir -p "$dir/data" "$dir/tmp"
+    # Workers (nobody) must reach data/ through this folder (mktemp makes it 0700).
+    chmod 755 "$dir"
     # nginx workers run as nobody; they write the cache.
     chown -R nobody:nogroup "$dir/data" "$dir/tmp"
     cat > "$dir/nginx.conf" <<CONF
