@@ -39,7 +39,11 @@ CONF
       curl -sf -o /dev/null -X PUT --data ok "http://127.0.0.1:$port/probe" && break
       sleep 0.1
     done
-    curl -sf "http://127.0.0.1:$port/probe" >/dev/null || { cat "$dir/error.log" >&2; exit 1; }
+    if ! curl -sf "http://127.0.0.1:$port/probe" >/dev/null; then
+      cat "$dir/error.log" >&2
+      nginx -c "$dir/nginx.conf" -s stop || true
+      exit 1
+    fi
     echo "remote cache: http://127.0.0.1:$port (data in $dir/data)"
     ;;
   stop)
