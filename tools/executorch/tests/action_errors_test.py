@@ -19,10 +19,10 @@ class ExportErrorsTest(unittest.TestCase):
     def setUp(self):
         self.out = tempfile.mkdtemp()
 
-    def export(self, *flags: str) -> subprocess.CompletedProcess:
+    def export(self, *flags: str, checkpoint: str | None = None) -> subprocess.CompletedProcess:
         return run(
             "export_pte",
-            f"--checkpoint={workspace_file(TINY + '/checkpoint.pth')}",
+            f"--checkpoint={checkpoint or workspace_file(TINY + '/checkpoint.pth')}",
             f"--params={workspace_file(TINY + '/params.json')}",
             f"--tokenizer={workspace_file(TINY + '/tokenizer.json')}",
             f"--tokenizer_config={workspace_file(TINY + '/tokenizer_config.json')}",
@@ -60,15 +60,7 @@ class ExportErrorsTest(unittest.TestCase):
         self.assert_fails_with(result, "embedding_quantize='3,32'")
 
     def test_missing_checkpoint(self):
-        result = run(
-            "export_pte",
-            f"--checkpoint={self.out}/nope.pth",
-            f"--params={workspace_file(TINY + '/params.json')}",
-            f"--tokenizer={workspace_file(TINY + '/tokenizer.json')}",
-            f"--tokenizer_config={workspace_file(TINY + '/tokenizer_config.json')}",
-            f"--out_pte={self.out}/x.pte",
-            f"--out_manifest={self.out}/x.json",
-        )
+        result = self.export(checkpoint=f"{self.out}/nope.pth")
         self.assert_fails_with(result, "nope.pth does not exist")
 
 
