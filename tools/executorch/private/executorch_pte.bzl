@@ -36,6 +36,13 @@ def _check_attrs(ctx):
         # logits; portable kernels reject the int8 weights at run time.
         fail("executorch_pte {}: int4_weight_only does not lower correctly to \"{}\" in executorch 1.5.1; use quantize = \"8da4w\" (int4 weights, int8 dynamic activations)".format(ctx.label, attrs.backend))
 
+def _label_text(label):
+    # Bazel 7 spells main-repository labels "@@//pkg:name", Bazel 4 "//pkg:name";
+    # the manifest must not depend on which Bazel wrote it.
+    if label.workspace_name:
+        return "@{}//{}:{}".format(label.workspace_name, label.package, label.name)
+    return "//{}:{}".format(label.package, label.name)
+
 def _executorch_pte_impl(ctx):
     _check_attrs(ctx)
     model = ctx.attr.model[LlmCheckpointInfo]
@@ -47,7 +54,7 @@ def _executorch_pte_impl(ctx):
     args.add("--params", model.params)
     args.add("--tokenizer", model.tokenizer)
     args.add("--tokenizer_config", model.tokenizer_config)
-    args.add("--model_label", str(ctx.attr.model.label))
+    args.add("--model_label", _label_text(ctx.attr.model.label))
     args.add("--quantize", ctx.attr.quantize)
     args.add("--group_size", ctx.attr.group_size)
     args.add("--embedding_quantize", ctx.attr.embedding_quantize)
