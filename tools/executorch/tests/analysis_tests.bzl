@@ -47,6 +47,12 @@ _CASES = {
 }
 
 def executorch_pte_analysis_test_suite(name, model):
+    """One expect-failure analysis test per bad-attribute case in _CASES.
+
+    Args:
+      name: name of the test_suite that groups the cases.
+      model: llm_checkpoint label the subjects export (never built).
+    """
     tests = []
     for case, (attrs, message) in _CASES.items():
         executorch_pte(

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Formatters and linters: buildifier for Starlark (from its npm package, which
+# ships the binaries) and ruff for Python (from the locked venv).
+#   tools/ci/lint.sh [--fix]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+buildifier_version=8.2.1
+prefix=${XDG_CACHE_HOME:-$HOME/.cache}/llm_ondevice/npm-buildifier-$buildifier_version
+buildifier=$prefix/node_modules/@bazel/buildifier/buildifier-linux_amd64
+if [ ! -x "$buildifier" ]; then
+  npm install --silent --no-audit --no-fund --prefix "$prefix" "@bazel/buildifier@$buildifier_version" >/dev/null
+  chmod +x "$buildifier"
+fi
+ruff="$(bazel info output_base 2>/dev/null)/external/pypi/venv/bin/ruff"
+
+mode=check
+[ "${1:-}" = "--fix" ] && mode=fix
+# Native rules are deliberate: Bazel 4.2.3 cannot load rules_python offline,
+# and third_party/rules_cc exists to wrap the native C++ rules.
+starlark_files=$(git ls-files '*.bzl' '*.bazel' 'WORKSPACE' | grep -v '^third_party/')
+# shellcheck disable=SC2086
+"$buildifier" -mode=$mode -lint=warn -warnings=-native-py $starlark_files
+if [ $mode = fix ]; then
+  "$ruff" check --fix . && "$ruff" format .
+else
+  "$ruff" check . && "$ruff" format --check .
+fi
+echo "lint: ok"
