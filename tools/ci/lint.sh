@@ -11,6 +11,8 @@ if [ ! -x "$buildifier" ]; then
   npm install --silent --no-audit --no-fund --prefix "$prefix" "@bazel/buildifier@$buildifier_version" >/dev/null
   chmod +x "$buildifier"
 fi
+# ruff comes with the locked venv; building a file of @pypi makes sure it exists.
+bazel build --ui_event_filters=-info --noshow_progress @pypi//:python3
 ruff="$(bazel info output_base 2>/dev/null)/external/pypi/venv/bin/ruff"
 
 mode=check
