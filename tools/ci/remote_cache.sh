@@ -10,11 +10,10 @@ port=${REMOTE_CACHE_PORT:-9092}
 case "$action" in
   start)
     mkdir -p "$dir/data" "$dir/tmp"
-    # Workers (nobody) must reach data/ through this folder (mktemp makes it 0700).
-    chmod 755 "$dir"
-    # nginx workers run as nobody; they write the cache.
-    chown -R nobody:nogroup "$dir/data" "$dir/tmp"
+    # Workers run as whoever runs this script, so they can write under a
+    # private home; without root, nginx ignores this line.
     cat > "$dir/nginx.conf" <<CONF
+user $(id -un) $(id -gn);
 worker_processes 2;
 pid $dir/nginx.pid;
 error_log $dir/error.log warn;
