@@ -78,7 +78,7 @@ class HfAgreementTest(unittest.TestCase):
             for step, token in enumerate(generated):
                 agree += int(torch.argmax(logits)) == token
                 total += 1
-                logits = session._run([token], len(ids) + step)
+                logits = session.forward([token], len(ids) + step)
             print(f"{prompt!r}: HF says {session.decode(generated)!r}", file=sys.stderr)
         rate = agree / total
         print(f"{PTE}: teacher-forced top-1 agreement with HF fp32 = {rate:.3f} ({agree}/{total})")

@@ -90,7 +90,8 @@ class PteSession:
     def decode(self, ids: Sequence[int]) -> str:
         return self.tokenizer.decode(list(ids), skip_special_tokens=False)
 
-    def _run(self, tokens: Sequence[int], start: int) -> torch.Tensor:
+    def forward(self, tokens: Sequence[int], start: int) -> torch.Tensor:
+        """Feeds `tokens` at KV-cache position `start`; returns the last position's logits."""
         outputs = self._forward.execute(
             [torch.tensor([list(tokens)], dtype=torch.long), torch.tensor([start], dtype=torch.long)]
         )
@@ -108,7 +109,7 @@ class PteSession:
             )
         logits = None
         for start in range(0, len(prompt_ids), self.limits.max_seq_len):
-            logits = self._run(prompt_ids[start : start + self.limits.max_seq_len], start)
+            logits = self.forward(prompt_ids[start : start + self.limits.max_seq_len], start)
         return logits
 
     def generate(self, prompt_ids: Sequence[int], max_new_tokens: int, stop_at_eos: bool = True) -> Iterator[int]:
@@ -120,7 +121,7 @@ class PteSession:
             yield token
             if (stop_at_eos and token in self.limits.eos_ids) or pos + 1 >= self.limits.max_context_len:
                 return
-            logits = self._run([token], pos)
+            logits = self.forward([token], pos)
             pos += 1
 
     def greedy(
