@@ -1,0 +1,43 @@
+// Figures from one generation, in the shape of ExecuTorch's llama runner
+// stats, written as JSON by llm_main --stats_json and read by //bench.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace llm {
+
+struct GenerationStats {
+  std::string model_sha256;
+  std::string platform;  // e.g. linux-x86_64, linux-aarch64, android-aarch64
+  uint32_t threads = 0;
+  double load_ms = 0;    // mmap + verify + method load (+ warm-up if asked)
+  double warmup_ms = 0;  // the one-token dummy inference, 0 if not run
+  double ttft_ms = 0;    // prompt in -> first token sampled
+  double prefill_ms = 0;
+  double decode_ms = 0;
+  int64_t prompt_tokens = 0;
+  int64_t generated_tokens = 0;
+  int64_t truncated_prompt_tokens = 0;  // dropped by --truncate_prompt
+  std::vector<double> token_ms;  // per decode step (forward + sample)
+  double peak_rss_mb = 0;
+  // Heap allocations made by decode steps (forward + sample, after the first
+  // decode step); -1 when the platform cannot count them.
+  int64_t decode_allocations = -1;
+  std::string stop_reason;  // eos, max_new_tokens, context_full, callback
+
+  double PrefillTokensPerSecond() const;
+  double DecodeTokensPerSecond() const;
+  // Percentile of token_ms (nearest rank), 0 when empty.
+  double TokenLatencyPercentile(double percentile) const;
+  std::string ToJson() const;
+};
+
+// Peak resident set size of this process so far, in MiB.
+double PeakRssMb();
+
+// "linux-x86_64" etc., from compile-time target macros.
+std::string PlatformName();
+
+}  // namespace llm

@@ -1,0 +1,261 @@
+#include "runtime/llama_kernels.h"
+
+#include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/exec_aten/util/tensor_util.h>
+#include <executorch/runtime/kernel/kernel_runtime_context.h>
+#include <executorch/runtime/kernel/operator_registry.h>
+#include <executorch/runtime/kernel/thread_parallel_interface.h>
+#include <executorch/runtime/platform/log.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <mutex>
+
+namespace llm {
+namespace {
+
+using executorch::aten::ScalarType;
+using executorch::aten::Tensor;
+using executorch::runtime::Error;
+using executorch::runtime::EValue;
+using executorch::runtime::Kernel;
+using executorch::runtime::KernelRuntimeContext;
+using executorch::runtime::Span;
+
+// Fails the kernel with a message the runner's log hook passes on to the user.
+#define LLM_KERNEL_CHECK(ctx, cond, ...) \
+  do {                                   \
+    if (!(cond)) {                       \
+      ET_LOG(Error, __VA_ARGS__);        \
+      (ctx).fail(Error::InvalidArgument); \
+      return;                            \
+    }                                    \
+  } while (0)
+
+bool IsFloat4d(const EValue& v) {
+  return v.isTensor() && v.toTensor().dim() == 4 &&
+         v.toTensor().scalar_type() == ScalarType::Float;
+}
+
+// ---------------------------------------------------------------------------
+// update_cache: cache[b, start_pos + s] = value[b, s] for every b, s.
+void UpdateCacheOut(KernelRuntimeContext& ctx, Span<EValue*> stack) {
+  LLM_KERNEL_CHECK(ctx, stack.size() >= 4,
+                   "llama::update_cache.out: expected 4 arguments, got %zu",
+                   stack.size());
+  LLM_KERNEL_CHECK(ctx, IsFloat4d(*stack[0]) && IsFloat4d(*stack[1]),
+                   "llama::update_cache.out: value and cache must be 4-d "
+                   "float32 tensors");
+  const Tensor& value = stack[0]->toTensor();
+  Tensor& cache = stack[1]->toTensor();
+  LLM_KERNEL_CHECK(ctx, stack[2]->isInt(),
+                   "llama::update_cache.out: start_pos must be an int");
+  const int64_t start_pos = stack[2]->toInt();
+  const int64_t batch = value.size(0), seq = value.size(1);
+  const int64_t capacity = cache.size(1);
+  LLM_KERNEL_CHECK(ctx,
+                   cache.size(0) == batch && cache.size(2) == value.size(2) &&
+                       cache.size(3) == value.size(3),
+                   "llama::update_cache.out: value [%zd,%zd,%zd,%zd] does not "
+                   "fit cache [%zd,%zd,%zd,%zd]",
+                   value.size(0), value.size(1), value.size(2), value.size(3),
+                   cache.size(0), cache.size(1), cache.size(2), cache.size(3));
+  LLM_KERNEL_CHECK(ctx, start_pos >= 0 && start_pos + seq <= capacity,
+                   "llama::update_cache.out: positions %lld..%lld are outside "
+                   "the KV cache of %lld; the context is full",
+                   static_cast<long long>(start_pos),
+                   static_cast<long long>(start_pos + seq - 1),
+                   static_cast<long long>(capacity));
+  const size_t row = static_cast<size_t>(value.size(2) * value.size(3));
+  const float* src = value.const_data_ptr<float>();
+  float* dst = cache.mutable_data_ptr<float>();
+  for (int64_t b = 0; b < batch; ++b) {
+    // Rows for consecutive positions are adjacent in both tensors.
+    std::memcpy(dst + (b * capacity + start_pos) * row, src + b * seq * row,
+                static_cast<size_t>(seq) * row * sizeof(float));
+  }
+  // `out` is a one-element placeholder the export needs for its data flow.
+}
+
+// ---------------------------------------------------------------------------
+// custom_sdpa: softmax(q k^T * scale + mask) v over the cached keys, per head,
+// with grouped-query heads sharing a KV head.
+
+// Eight independent partial sums let the compiler vectorize the reduction
+// without -ffast-math (which would make results depend on flags).
+inline float Dot(const float* a, const float* b, int64_t n) {
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int l = 0; l < 8; ++l) acc[l] += a[i + l] * b[i + l];
+  }
+  float sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) +
+              ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  for (; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+struct SdpaShape {
+  int64_t batch, seq, q_heads, kv_heads, head_dim, capacity;
+  int64_t start_pos;
+  bool causal;
+  const float* mask;  // [seq, mask_keys] additive, or null
+  int64_t mask_keys;
+  float scale;
+};
+
+// One query row: attends to keys [0, KeyCount(i)), writing D outputs.
+void AttendRow(const SdpaShape& s, const float* q, const float* k_cache,
+               const float* v_cache, int64_t b, int64_t i, int64_t h,
+               float* scores, float* out) {
+  const int64_t kv_h = h / (s.q_heads / s.kv_heads);
+  const int64_t keys = s.causal ? s.start_pos + i + 1
+                                : (s.mask ? s.mask_keys : s.start_pos + s.seq);
+  const int64_t kv_stride = s.kv_heads * s.head_dim;
+  const float* k_base = k_cache + (b * s.capacity) * kv_stride + kv_h * s.head_dim;
+  const float* v_base = v_cache + (b * s.capacity) * kv_stride + kv_h * s.head_dim;
+  const float* mask_row = s.mask ? s.mask + i * s.mask_keys : nullptr;
+
+  float max_score = -std::numeric_limits<float>::infinity();
+  for (int64_t j = 0; j < keys; ++j) {
+    float score = Dot(q, k_base + j * kv_stride, s.head_dim) * s.scale;
+    if (mask_row) score += mask_row[j];
+    scores[j] = score;
+    max_score = std::max(max_score, score);
+  }
+  std::fill(out, out + s.head_dim, 0.0f);
+  if (max_score == -std::numeric_limits<float>::infinity()) return;  // all masked
+  float total = 0.0f;
+  for (int64_t j = 0; j < keys; ++j) {
+    const float p = std::exp(scores[j] - max_score);
+    total += p;
+    const float* v = v_base + j * kv_stride;
+    for (int64_t d = 0; d < s.head_dim; ++d) out[d] += p * v[d];
+  }
+  const float inv = 1.0f / total;
+  for (int64_t d = 0; d < s.head_dim; ++d) out[d] *= inv;
+}
+
+void CustomSdpaOut(KernelRuntimeContext& ctx, Span<EValue*> stack) {
+  LLM_KERNEL_CHECK(ctx, stack.size() >= 9,
+                   "llama::custom_sdpa.out: expected 9 arguments, got %zu",
+                   stack.size());
+  LLM_KERNEL_CHECK(ctx,
+                   IsFloat4d(*stack[0]) && IsFloat4d(*stack[1]) &&
+                       IsFloat4d(*stack[2]) && IsFloat4d(*stack[8]),
+                   "llama::custom_sdpa.out: query, caches and out must be 4-d "
+                   "float32 tensors (export with dtype fp32)");
+  const Tensor& q = stack[0]->toTensor();
+  const Tensor& k = stack[1]->toTensor();
+  const Tensor& v = stack[2]->toTensor();
+  Tensor& out = stack[8]->toTensor();
+
+  SdpaShape s{};
+  s.batch = q.size(0);
+  s.seq = q.size(1);
+  s.q_heads = q.size(2);
+  s.head_dim = q.size(3);
+  s.capacity = k.size(1);
+  s.kv_heads = k.size(2);
+  s.start_pos = stack[3]->isInt() ? stack[3]->toInt() : 0;
+  s.causal = stack[6]->isBool() && stack[6]->toBool();
+  LLM_KERNEL_CHECK(ctx,
+                   k.size(0) == s.batch && v.size(0) == s.batch &&
+                       v.size(1) == s.capacity && v.size(2) == s.kv_heads &&
+                       k.size(3) == s.head_dim && v.size(3) == s.head_dim &&
+                       s.kv_heads > 0 && s.q_heads % s.kv_heads == 0,
+                   "llama::custom_sdpa.out: query [%zd,%zd,%zd,%zd] and caches "
+                   "[%zd,%zd,%zd,%zd] do not match",
+                   q.size(0), q.size(1), q.size(2), q.size(3), k.size(0),
+                   k.size(1), k.size(2), k.size(3));
+  // out is planned at its upper bound; give it the query's actual shape.
+  LLM_KERNEL_CHECK(ctx,
+                   executorch::runtime::resize_tensor(out, q.sizes()) ==
+                       Error::Ok,
+                   "llama::custom_sdpa.out: cannot resize out to the query "
+                   "shape [%zd,%zd,%zd,%zd]",
+                   q.size(0), q.size(1), q.size(2), q.size(3));
+  if (stack[4]->isTensor()) {
+    const Tensor& mask = stack[4]->toTensor();
+    LLM_KERNEL_CHECK(ctx,
+                     mask.scalar_type() == ScalarType::Float &&
+                         mask.dim() == 2 && mask.size(0) == s.seq &&
+                         mask.size(1) <= s.capacity,
+                     "llama::custom_sdpa.out: attn_mask must be float32 "
+                     "[seq, keys<=cache]");
+    LLM_KERNEL_CHECK(ctx, !s.causal,
+                     "llama::custom_sdpa.out: give attn_mask or is_causal, "
+                     "not both");
+    s.mask = mask.const_data_ptr<float>();
+    s.mask_keys = mask.size(1);
+  }
+  const int64_t last_key = s.causal ? s.start_pos + s.seq
+                                    : (s.mask ? s.mask_keys : s.start_pos + s.seq);
+  LLM_KERNEL_CHECK(ctx, s.start_pos >= 0 && last_key <= s.capacity,
+                   "llama::custom_sdpa.out: attention reaches position %lld "
+                   "but the KV cache holds %lld; the context is full",
+                   static_cast<long long>(last_key),
+                   static_cast<long long>(s.capacity));
+  s.scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
+  if (stack[7]->isDouble()) s.scale = static_cast<float>(stack[7]->toDouble());
+
+  // One score row of scratch per task, from the runtime's temp arena, so
+  // decoding never touches the heap.
+  const int64_t rows = s.batch * s.seq * s.q_heads;
+  const int64_t tasks =
+      std::min<int64_t>(rows, std::max<int64_t>(
+                                  1, executorch::extension::get_thread_count()));
+  auto scratch = ctx.allocate_temp(
+      static_cast<size_t>(tasks * s.capacity) * sizeof(float), 64);
+  LLM_KERNEL_CHECK(ctx, scratch.ok(),
+                   "llama::custom_sdpa.out: no temp memory for %lld scores; "
+                   "raise the runner's temp arena",
+                   static_cast<long long>(tasks * s.capacity));
+  float* scores = static_cast<float*>(scratch.get());
+  const float* q_data = q.const_data_ptr<float>();
+  const float* k_data = k.const_data_ptr<float>();
+  const float* v_data = v.const_data_ptr<float>();
+  float* out_data = out.mutable_data_ptr<float>();
+
+  const int64_t per_task = (rows + tasks - 1) / tasks;
+  executorch::extension::parallel_for(
+      0, tasks, 1, [&](int64_t first_task, int64_t end_task) {
+        for (int64_t t = first_task; t < end_task; ++t) {
+          float* task_scores = scores + t * s.capacity;
+          const int64_t end_row = std::min(rows, (t + 1) * per_task);
+          for (int64_t r = t * per_task; r < end_row; ++r) {
+            // Row r is (b, i, h) in query order: [B, S, Hq, D].
+            const int64_t h = r % s.q_heads;
+            const int64_t i = (r / s.q_heads) % s.seq;
+            const int64_t b = r / (s.q_heads * s.seq);
+            AttendRow(s, q_data + r * s.head_dim, k_data, v_data, b, i, h,
+                      task_scores, out_data + r * s.head_dim);
+          }
+        }
+      });
+}
+
+}  // namespace
+
+std::string RegisterLlamaKernels() {
+  static std::once_flag once;
+  static Error status = Error::Ok;
+  std::call_once(once, [] {
+    static const Kernel kernels[] = {
+        Kernel("llama::update_cache.out", UpdateCacheOut),
+        Kernel("llama::custom_sdpa.out", CustomSdpaOut),
+    };
+    status = executorch::runtime::register_kernels(
+        Span<const Kernel>(kernels, sizeof(kernels) / sizeof(kernels[0])));
+  });
+  if (status != Error::Ok) {
+    return "registering llama::custom_sdpa.out/update_cache.out failed (error " +
+           std::to_string(static_cast<int>(status)) +
+           "); is another library registering them too?";
+  }
+  return "";
+}
+
+}  // namespace llm

@@ -1,0 +1,264 @@
+#include "runtime/llm_program.h"
+
+#include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/exec_aten/exec_aten.h>
+#include <executorch/runtime/platform/runtime.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <utility>
+
+#include "runtime/llama_kernels.h"
+#include "runtime/runtime_log.h"
+
+namespace llm {
+
+using executorch::aten::ScalarType;
+using executorch::aten::Tensor;
+using executorch::aten::TensorImpl;
+using executorch::extension::MmapDataLoader;
+using executorch::runtime::Error;
+using executorch::runtime::EValue;
+using executorch::runtime::HierarchicalAllocator;
+using executorch::runtime::MemoryAllocator;
+using executorch::runtime::MemoryManager;
+using executorch::runtime::Method;
+using executorch::runtime::MethodMeta;
+using executorch::runtime::Program;
+using executorch::runtime::Span;
+
+namespace {
+
+std::string Describe(Error error) {
+  char code[32];
+  std::snprintf(code, sizeof(code), "ExecuTorch error 0x%x",
+                static_cast<unsigned>(error));
+  std::string text = code;
+  const std::string detail = FirstRuntimeError();
+  if (!detail.empty()) text += ": " + detail;
+  return text;
+}
+
+constexpr size_t kArenaAlignment = 64;
+
+size_t AlignUp(size_t n) {
+  return (n + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+}
+
+}  // namespace
+
+MappedArena::MappedArena(size_t bytes) : size_(bytes) {
+  if (bytes == 0) return;
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  data_ = p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
+}
+
+MappedArena::~MappedArena() {
+  if (data_ != nullptr) munmap(data_, size_);
+}
+
+MappedArena& MappedArena::operator=(MappedArena&& other) noexcept {
+  if (this != &other) {
+    if (data_ != nullptr) munmap(data_, size_);
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+std::unique_ptr<LlmProgram> LlmProgram::Load(const ProgramOptions& options,
+                                             std::string* error) {
+  executorch::runtime::runtime_init();
+  const std::string kernels = RegisterLlamaKernels();
+  if (!kernels.empty()) {
+    *error = kernels;
+    return nullptr;
+  }
+  ClearRuntimeError();
+  auto self = std::make_unique<LlmProgram>(Key());
+
+  auto loader = MmapDataLoader::from(
+      options.pte_path.c_str(), options.mlock
+                                    ? MmapDataLoader::MlockConfig::UseMlock
+                                    : MmapDataLoader::MlockConfig::NoMlock);
+  if (!loader.ok()) {
+    *error = "cannot open " + options.pte_path + " (" +
+             Describe(loader.error()) +
+             "); check the path, e.g. bazel-bin/models/llama_int4.pte";
+    return nullptr;
+  }
+  self->loader_.emplace(std::move(loader.get()));
+
+  // InternalConsistency verifies the flatbuffer, so a truncated or corrupt
+  // file is an error here instead of a crash later.
+  auto program =
+      Program::load(&*self->loader_, Program::Verification::InternalConsistency);
+  if (!program.ok()) {
+    *error = options.pte_path + " is not a valid ExecuTorch program (" +
+             Describe(program.error()) +
+             "); it may be truncated or corrupt: rebuild it with bazel build";
+    return nullptr;
+  }
+  self->program_.emplace(std::move(program.get()));
+
+  if (!self->ReadLimits(error)) return nullptr;
+
+  self->temp_arena_ = MappedArena(options.temp_arena_bytes);
+  if (!self->temp_arena_.ok()) {
+    *error = "cannot map a temp arena of " +
+             std::to_string(options.temp_arena_bytes) + " bytes";
+    return nullptr;
+  }
+  self->temp_allocator_.emplace(
+      static_cast<uint32_t>(self->temp_arena_.size()),
+      self->temp_arena_.data());
+  if (!self->PrepareForward(error)) return nullptr;
+  return self;
+}
+
+bool LlmProgram::ReadLimits(std::string* error) {
+  // The exporter stores its settings as constant methods (get_max_seq_len...).
+  auto read = [&](const char* name, std::vector<int64_t>* values) -> bool {
+    auto meta = program_->method_meta(name);
+    if (!meta.ok()) return false;
+    executorch::extension::MallocMemoryAllocator allocator;
+    MemoryManager manager(&allocator);
+    auto method = program_->load_method(name, &manager);
+    if (!method.ok() || method->execute() != Error::Ok) return false;
+    for (size_t i = 0; i < method->outputs_size(); ++i) {
+      const EValue& v = method->get_output(i);
+      if (v.isInt()) values->push_back(v.toInt());
+      if (v.isBool()) values->push_back(v.toBool() ? 1 : 0);
+    }
+    return !values->empty();
+  };
+  std::vector<int64_t> v;
+  if (!read("get_max_seq_len", &v) || !read("get_max_context_len", &v) ||
+      !read("get_vocab_size", &v)) {
+    *error =
+        "the program has no get_max_seq_len/get_max_context_len/"
+        "get_vocab_size methods; export it with executorch_pte (an LLM "
+        "export), not a plain torch.export";
+    return false;
+  }
+  limits_.max_seq_len = v[0];
+  limits_.max_context_len = v[1];
+  limits_.vocab_size = v[2];
+  std::vector<int64_t> bos;
+  if (read("get_bos_id", &bos)) limits_.bos_id = bos[0];
+  read("get_eos_ids", &limits_.eos_ids);
+  return true;
+}
+
+bool LlmProgram::PrepareForward(std::string* error) {
+  auto meta = program_->method_meta("forward");
+  if (!meta.ok()) {
+    *error = "the program has no forward method (" + Describe(meta.error()) + ")";
+    return false;
+  }
+  if (meta->num_inputs() != 2) {
+    *error = "forward takes " + std::to_string(meta->num_inputs()) +
+             " inputs; expected (tokens, input_pos) from a KV-cache export";
+    return false;
+  }
+  // The token input's upper bound is the real chunk size (the exporter's
+  // dynamic dimension may stop one short of get_max_seq_len()).
+  auto tokens_meta = meta->input_tensor_meta(0);
+  if (tokens_meta.ok() && tokens_meta->sizes().size() == 2) {
+    limits_.max_seq_len =
+        std::min<int64_t>(limits_.max_seq_len, tokens_meta->sizes()[1]);
+  }
+
+  // One arena for all planned buffers, each slice 64-byte aligned.
+  const size_t count = meta->num_memory_planned_buffers();
+  std::vector<size_t> sizes(count);
+  size_t total = 0;
+  for (size_t i = 0; i < count; ++i) {
+    sizes[i] = static_cast<size_t>(meta->memory_planned_buffer_size(i).get());
+    total += AlignUp(sizes[i]);
+  }
+  arena_ = MappedArena(total);
+  if (!arena_.ok()) {
+    *error = "cannot map " + std::to_string(total >> 20) +
+             " MiB for the memory plan; free memory or export a shorter "
+             "max_context_len";
+    return false;
+  }
+  size_t offset = 0;
+  for (size_t i = 0; i < count; ++i) {
+    planned_spans_.emplace_back(arena_.data() + offset, sizes[i]);
+    offset += AlignUp(sizes[i]);
+  }
+  planned_.emplace(Span<Span<uint8_t>>(planned_spans_.data(), count));
+  memory_manager_.emplace(&method_allocator_, &*planned_, &*temp_allocator_);
+
+  ClearRuntimeError();
+  auto method = program_->load_method("forward", &*memory_manager_);
+  if (!method.ok()) {
+    std::string detail = Describe(method.error());
+    *error = "cannot load forward: " + detail;
+    if (method.error() == Error::OperatorMissing) {
+      *error +=
+          ". The program uses an operator this runner has no kernel for; "
+          "re-export with the supported settings (executorch_pte) or add the "
+          "kernel to //runtime";
+    }
+    return false;
+  }
+  forward_.emplace(std::move(method.get()));
+
+  token_buffer_.assign(static_cast<size_t>(limits_.max_seq_len), 0);
+  return true;
+}
+
+const float* LlmProgram::Forward(const int64_t* tokens, int64_t count,
+                                 int64_t start, std::string* error) {
+  if (count < 1 || count > limits_.max_seq_len) {
+    *error = "forward got " + std::to_string(count) +
+             " tokens; the program takes 1.." +
+             std::to_string(limits_.max_seq_len) + " per call";
+    return nullptr;
+  }
+  if (start < 0 || start + count > limits_.max_context_len) {
+    *error = "positions " + std::to_string(start) + ".." +
+             std::to_string(start + count - 1) +
+             " are outside the context of " +
+             std::to_string(limits_.max_context_len);
+    return nullptr;
+  }
+  std::copy(tokens, tokens + count, token_buffer_.begin());
+  position_buffer_[0] = start;
+  token_sizes_[1] = static_cast<int32_t>(count);
+  // TensorImpls live on the stack: set_input copies them into the method's
+  // own (planned) input tensors, so nothing here touches the heap.
+  TensorImpl token_impl(ScalarType::Long, 2, token_sizes_,
+                        token_buffer_.data(), token_dim_order_, token_strides_,
+                        executorch::aten::TensorShapeDynamism::DYNAMIC_BOUND);
+  TensorImpl position_impl(ScalarType::Long, 1, position_sizes_,
+                           position_buffer_, position_dim_order_,
+                           position_strides_);
+  ClearRuntimeError();
+  Error status = forward_->set_input(EValue(Tensor(&token_impl)), 0);
+  if (status == Error::Ok) {
+    status = forward_->set_input(EValue(Tensor(&position_impl)), 1);
+  }
+  if (status == Error::Ok) status = forward_->execute();
+  if (status != Error::Ok) {
+    *error = "forward failed: " + Describe(status);
+    return nullptr;
+  }
+  const EValue& output = forward_->get_output(0);
+  if (!output.isTensor() ||
+      output.toTensor().scalar_type() != ScalarType::Float) {
+    *error = "forward's first output is not a float tensor of logits";
+    return nullptr;
+  }
+  const Tensor& logits = output.toTensor();
+  const int64_t rows = logits.numel() / limits_.vocab_size;
+  return logits.const_data_ptr<float>() + (rows - 1) * limits_.vocab_size;
+}
+
+}  // namespace llm

@@ -1,0 +1,124 @@
+// A loaded llama .pte, ready to run forward passes against its KV cache.
+//
+// Memory layout, decided once at load time:
+//   * the file is mmap'd (MmapDataLoader, no mlock unless asked): weights stay
+//     in the page cache and are shared, never copied to the heap;
+//   * every memory-planned buffer (activations and the KV cache) is carved
+//     from ONE anonymous mapping sized from the program's memory plan;
+//   * kernels get scratch from a fixed temp arena that the runtime resets
+//     after each op.
+// After Load returns, Forward allocates nothing (see AllocationCounter).
+#pragma once
+
+#include <executorch/extension/data_loader/mmap_data_loader.h>
+#include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
+#include <executorch/runtime/core/hierarchical_allocator.h>
+#include <executorch/runtime/core/memory_allocator.h>
+#include <executorch/runtime/executor/memory_manager.h>
+#include <executorch/runtime/executor/method.h>
+#include <executorch/runtime/executor/program.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace llm {
+
+struct ProgramOptions {
+  std::string pte_path;
+  // Lock the weights in RAM (mlock). Off by default: on phones it counts
+  // against the app's memory and rarely helps a model read once per token.
+  bool mlock = false;
+  // Scratch for kernels that ask for temp memory (our sdpa's score rows).
+  size_t temp_arena_bytes = size_t{8} << 20;
+};
+
+// What the exporter recorded in the program's constant methods.
+struct ProgramLimits {
+  int64_t max_seq_len = 0;      // tokens one forward call accepts
+  int64_t max_context_len = 0;  // KV cache length
+  int64_t vocab_size = 0;
+  int64_t bos_id = -1;
+  std::vector<int64_t> eos_ids;
+};
+
+// An anonymous, page-aligned mapping, unmapped on destruction. Pages are
+// committed only when first touched, so unused cache rows cost no RSS.
+class MappedArena {
+ public:
+  MappedArena() = default;
+  explicit MappedArena(size_t bytes);
+  ~MappedArena();
+  MappedArena(const MappedArena&) = delete;
+  MappedArena& operator=(const MappedArena&) = delete;
+  MappedArena(MappedArena&& other) noexcept { *this = std::move(other); }
+  MappedArena& operator=(MappedArena&& other) noexcept;
+
+  uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  bool ok() const { return data_ != nullptr || size_ == 0; }
+
+ private:
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+class LlmProgram {
+ public:
+  // Loads and verifies the program and prepares `forward`. On failure returns
+  // null and sets `error` to what went wrong and how to fix it.
+  static std::unique_ptr<LlmProgram> Load(const ProgramOptions& options,
+                                          std::string* error);
+
+  // Use Load(); public only so std::make_unique can reach it.
+  struct Key {
+   private:
+    friend class LlmProgram;
+    Key() = default;
+  };
+  explicit LlmProgram(Key) {}
+
+  const ProgramLimits& limits() const { return limits_; }
+  size_t planned_bytes() const { return arena_.size(); }
+
+  // Feeds tokens at KV positions [start, start + count) and returns the
+  // logits of the last one (vocab_size floats, valid until the next call).
+  // count must be in [1, max_seq_len]. On failure returns null + error.
+  const float* Forward(const int64_t* tokens, int64_t count, int64_t start,
+                       std::string* error);
+
+ private:
+  bool ReadLimits(std::string* error);
+  bool PrepareForward(std::string* error);
+
+  std::optional<executorch::extension::MmapDataLoader> loader_;
+  std::optional<executorch::runtime::Program> program_;
+
+  // forward's memory: method bookkeeping (load time only), planned buffers,
+  // temp scratch.
+  executorch::extension::MallocMemoryAllocator method_allocator_;
+  MappedArena arena_;
+  std::vector<executorch::runtime::Span<uint8_t>> planned_spans_;
+  std::optional<executorch::runtime::HierarchicalAllocator> planned_;
+  MappedArena temp_arena_;
+  std::optional<executorch::runtime::MemoryAllocator> temp_allocator_;
+  std::optional<executorch::runtime::MemoryManager> memory_manager_;
+  std::optional<executorch::runtime::Method> forward_;
+
+  // Input tensors point at these; they never move after load.
+  std::vector<int64_t> token_buffer_;
+  int64_t position_buffer_[1] = {0};
+  int32_t token_sizes_[2] = {1, 1};
+  uint8_t token_dim_order_[2] = {0, 1};
+  int32_t token_strides_[2] = {1, 1};
+  int32_t position_sizes_[1] = {1};
+  uint8_t position_dim_order_[1] = {0};
+  int32_t position_strides_[1] = {1};
+
+  ProgramLimits limits_;
+};
+
+}  // namespace llm

@@ -1,0 +1,165 @@
+#include "runtime/llm_runner.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "runtime/allocation_counter.h"
+#include "runtime/threadpool_control.h"
+
+namespace llm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+      .count();
+}
+
+}  // namespace
+
+std::unique_ptr<LlmRunner> LlmRunner::Create(const RunnerOptions& options,
+                                             std::string* error) {
+  auto runner = std::make_unique<LlmRunner>(Key());
+  // Before loading: XNNPACK binds the thread pool when it compiles the
+  // delegate, so a later resize would leave it holding a stale pool.
+  runner->threads_ = SetThreadCount(
+      options.threads > 0 ? options.threads : DefaultThreadCount());
+
+  const auto start = Clock::now();
+  runner->program_ = LlmProgram::Load(options.program, error);
+  if (!runner->program_) return nullptr;
+  if (options.warmup) {
+    const auto warm = Clock::now();
+    const int64_t token = std::max<int64_t>(0, runner->limits().bos_id);
+    if (runner->program_->Forward(&token, 1, 0, error) == nullptr) {
+      return nullptr;
+    }
+    runner->warmup_ms_ = MsSince(warm);
+  }
+  runner->load_ms_ = MsSince(start);
+  return runner;
+}
+
+bool LlmRunner::Generate(const std::vector<int64_t>& prompt_in,
+                         const GenerationConfig& config,
+                         const TokenCallback& on_token, GenerationStats* stats,
+                         std::string* error) {
+  const ProgramLimits& limits = program_->limits();
+  *stats = GenerationStats();
+  stats->threads = threads_;
+  stats->load_ms = load_ms_;
+  stats->warmup_ms = warmup_ms_;
+  stats->platform = PlatformName();
+
+  const std::string sampler_problem = ValidateSamplerConfig(config.sampler);
+  if (!sampler_problem.empty()) {
+    *error = sampler_problem;
+    return false;
+  }
+  if (config.max_new_tokens < 1) {
+    *error = "--max_new_tokens must be at least 1";
+    return false;
+  }
+  if (prompt_in.empty()) {
+    *error = "the prompt is empty: give at least one token";
+    return false;
+  }
+  for (int64_t id : prompt_in) {
+    if (id < 0 || id >= limits.vocab_size) {
+      *error = "prompt token " + std::to_string(id) +
+               " is outside the vocabulary (0.." +
+               std::to_string(limits.vocab_size - 1) +
+               "); was it encoded with this model's tokenizer?";
+      return false;
+    }
+  }
+  // Prefill, plus at least the first generated token, must fit the cache.
+  std::vector<int64_t> prompt = prompt_in;
+  const int64_t context = limits.max_context_len;
+  if (static_cast<int64_t>(prompt.size()) >= context) {
+    if (!config.truncate_prompt) {
+      *error = "the prompt is " + std::to_string(prompt.size()) +
+               " tokens but the model's context is " + std::to_string(context) +
+               " (including the reply): shorten the prompt, pass "
+               "--truncate_prompt to drop its oldest tokens, or export the "
+               "model with a larger max_context_len";
+      return false;
+    }
+  }
+  if (config.truncate_prompt) {
+    const int64_t keep = std::max<int64_t>(
+        1, std::min<int64_t>(static_cast<int64_t>(prompt.size()),
+                             context - std::min(config.max_new_tokens,
+                                                context - 1)));
+    stats->truncated_prompt_tokens = static_cast<int64_t>(prompt.size()) - keep;
+    prompt.erase(prompt.begin(), prompt.end() - keep);
+  }
+  stats->prompt_tokens = static_cast<int64_t>(prompt.size());
+
+  std::vector<int64_t> stop_ids = config.extra_stop_ids;
+  if (config.stop_at_eos) {
+    stop_ids.insert(stop_ids.end(), limits.eos_ids.begin(),
+                    limits.eos_ids.end());
+  }
+  Sampler sampler(config.sampler, static_cast<int32_t>(limits.vocab_size));
+  stats->token_ms.reserve(static_cast<size_t>(config.max_new_tokens));
+
+  // Prefill in chunks of the program's max_seq_len.
+  const auto start = Clock::now();
+  const float* logits = nullptr;
+  const int64_t n = static_cast<int64_t>(prompt.size());
+  for (int64_t pos = 0; pos < n; pos += limits.max_seq_len) {
+    const int64_t count = std::min(limits.max_seq_len, n - pos);
+    logits = program_->Forward(prompt.data() + pos, count, pos, error);
+    if (logits == nullptr) return false;
+  }
+  int64_t token = sampler.Sample(logits);
+  stats->prefill_ms = MsSince(start);
+  stats->ttft_ms = stats->prefill_ms;
+  stats->generated_tokens = 1;
+
+  const bool counting = AllocationCounter::Supported();
+  uint64_t allocations = 0;
+  int64_t pos = n;
+  for (;;) {
+    if (on_token && !on_token(token)) {
+      stats->stop_reason = "callback";
+      break;
+    }
+    if (std::find(stop_ids.begin(), stop_ids.end(), token) != stop_ids.end()) {
+      stats->stop_reason = "eos";
+      break;
+    }
+    if (stats->generated_tokens >= config.max_new_tokens) {
+      stats->stop_reason = "max_new_tokens";
+      break;
+    }
+    if (pos >= context) {
+      stats->stop_reason = "context_full";
+      break;
+    }
+    const auto step = Clock::now();
+    const uint64_t before = counting ? AllocationCounter::Count() : 0;
+    logits = program_->Forward(&token, 1, pos, error);
+    if (logits == nullptr) return false;
+    token = sampler.Sample(logits);
+    // The first decode step may size XNNPACK's workspace for the new
+    // one-token shape; every later step must allocate nothing.
+    if (counting && pos > n) allocations += AllocationCounter::Count() - before;
+    stats->token_ms.push_back(MsSince(step));
+    ++pos;
+    ++stats->generated_tokens;
+  }
+  // Decode time is the steps' own time: the callback (printing, UI) is not
+  // the model's cost.
+  double steps = 0;
+  for (double ms : stats->token_ms) steps += ms;
+  stats->decode_ms = steps;
+  stats->decode_allocations =
+      counting ? static_cast<int64_t>(allocations) : -1;
+  stats->peak_rss_mb = PeakRssMb();
+  return true;
+}
+
+}  // namespace llm

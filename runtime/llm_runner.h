@@ -1,0 +1,76 @@
+// The reusable LLM runner: prefill, KV-cache decode, sampling, stop tokens and
+// timing, on top of LlmProgram. llm_main, //bench and the Android JNI bridge
+// all drive generation through this class.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/generation_stats.h"
+#include "runtime/llm_program.h"
+#include "runtime/sampler.h"
+
+namespace llm {
+
+struct RunnerOptions {
+  ProgramOptions program;
+  // 0 = DefaultThreadCount() (half the cores).
+  uint32_t threads = 0;
+  // Run a one-token inference at load, so first-use costs (XNNPACK weight
+  // packing, page faults) land in load_ms instead of the first TTFT.
+  bool warmup = false;
+};
+
+struct GenerationConfig {
+  int64_t max_new_tokens = 128;
+  SamplerConfig sampler;
+  // Stop at the program's EOS ids plus these.
+  std::vector<int64_t> extra_stop_ids;
+  bool stop_at_eos = true;
+  // A prompt that does not fit the context is an error unless this is set;
+  // then its oldest tokens are dropped to leave room for max_new_tokens.
+  bool truncate_prompt = false;
+};
+
+// Called with each token as soon as it is sampled. Return false to stop.
+// Runs on the generating thread; keep it short.
+using TokenCallback = std::function<bool(int64_t token)>;
+
+class LlmRunner {
+ public:
+  // Loads the program (timed into load_stats().load_ms). Null + error on
+  // failure.
+  static std::unique_ptr<LlmRunner> Create(const RunnerOptions& options,
+                                           std::string* error);
+
+  const ProgramLimits& limits() const { return program_->limits(); }
+  uint32_t threads() const { return threads_; }
+  double load_ms() const { return load_ms_; }
+  double warmup_ms() const { return warmup_ms_; }
+
+  // Generates from `prompt` (token ids). Fills `stats` (timings, counts,
+  // allocations); false + error on bad input or a runtime failure, in which
+  // case tokens already streamed stay valid.
+  bool Generate(const std::vector<int64_t>& prompt,
+                const GenerationConfig& config, const TokenCallback& on_token,
+                GenerationStats* stats, std::string* error);
+
+  // Use Create(); public only so std::make_unique can reach it.
+  struct Key {
+   private:
+    friend class LlmRunner;
+    Key() = default;
+  };
+  explicit LlmRunner(Key) {}
+
+ private:
+  std::unique_ptr<LlmProgram> program_;
+  uint32_t threads_ = 1;
+  double load_ms_ = 0;
+  double warmup_ms_ = 0;
+};
+
+}  // namespace llm
