@@ -1,0 +1,104 @@
+"""compile_tokenizer: deterministic output, and clear refusals of what the runtime cannot do.
+
+TOKENIZER_JSON and TOKENIZER_CONFIG name SmolLM2's tokenizer.json and
+tokenizer_config.json; the unsupported variants are edits of them.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import unittest
+
+from tools.tokenizer import compile_tokenizer as ct
+
+
+def _load(variable: str) -> dict:
+    with open(os.environ[variable], encoding="utf-8") as f:
+        return json.load(f)
+
+
+class CompileTokenizerTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tokenizer = _load("TOKENIZER_JSON")
+        cls.config = _load("TOKENIZER_CONFIG")
+
+    def compile(self, tokenizer_edit=None, config_edit=None) -> ct.CompiledTokenizer:
+        tokenizer, config = copy.deepcopy(self.tokenizer), copy.deepcopy(self.config)
+        if tokenizer_edit:
+            tokenizer_edit(tokenizer)
+        if config_edit:
+            config_edit(config)
+        return ct.compile_tokenizer(tokenizer, config)
+
+    def assertRefused(self, message: str, tokenizer_edit=None, config_edit=None) -> None:
+        with self.assertRaises(ct.UnsupportedTokenizerError) as raised:
+            self.compile(tokenizer_edit, config_edit)
+        self.assertIn(message, str(raised.exception))
+
+    def test_output_is_deterministic(self):
+        first, second = ct.serialize(self.compile()), ct.serialize(self.compile())
+        self.assertEqual(first, second)
+        self.assertEqual(first[:8], b"LLMBPETK")
+
+    def test_smollm2(self):
+        compiled = self.compile()
+        self.assertEqual(len(compiled.vocab), 49152)
+        self.assertEqual(len(compiled.merges), 48900)
+        self.assertEqual((compiled.bos_id, compiled.eos_id, compiled.stop_ids), (1, 2, [0, 2]))
+        self.assertEqual(compiled.chat.kind, ct.CHAT_CHATML)
+        self.assertEqual(
+            compiled.chat.default_system_prompt, "You are a helpful AI assistant named SmolLM, trained by Hugging Face"
+        )
+        self.assertEqual(compiled.vocab[1], b"<|im_start|>")
+        self.assertEqual(compiled.byte_ids.count(-1), 21)  # e.g. 0x04, 0xF5..0xFF have no token
+
+    def test_refuses_other_models(self):
+        self.assertRefused(
+            "model type 'WordPiece' is not supported: only 'BPE'",
+            lambda t: t["model"].update(type="WordPiece"),
+        )
+
+    def test_refuses_normalizers(self):
+        self.assertRefused("normalizer 'NFC' is not supported", lambda t: t.update(normalizer={"type": "NFC"}))
+
+    def test_refuses_other_pre_tokenizers(self):
+        self.assertRefused(
+            "pre_tokenizer 'Metaspace' is not supported: only ByteLevel",
+            lambda t: t.update(pre_tokenizer={"type": "Metaspace"}),
+        )
+        self.assertRefused("add_prefix_space=True", lambda t: t["pre_tokenizer"].update(add_prefix_space=True))
+
+    def test_refuses_bpe_options(self):
+        self.assertRefused("ignore_merges=True", lambda t: t["model"].update(ignore_merges=True))
+        self.assertRefused("byte_fallback=True", lambda t: t["model"].update(byte_fallback=True))
+
+    def test_refuses_stripping_added_tokens(self):
+        self.assertRefused("has lstrip=true", lambda t: t["added_tokens"][1].update(lstrip=True))
+
+    def test_refuses_other_chat_templates(self):
+        self.assertRefused(
+            "chat_template is not ChatML",
+            config_edit=lambda c: c.update(chat_template="{% for m in messages %}{{ m['content'] }}{% endfor %}"),
+        )
+
+    def test_chatml_without_default_system_prompt(self):
+        plain = (
+            "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + "
+            "'<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+        )
+        compiled = self.compile(config_edit=lambda c: c.update(chat_template=plain))
+        self.assertEqual(compiled.chat, ct.ChatTemplate(ct.CHAT_CHATML, None))
+
+    def test_no_chat_template(self):
+        compiled = self.compile(config_edit=lambda c: c.pop("chat_template"))
+        self.assertEqual(compiled.chat.kind, ct.CHAT_NONE)
+
+    def test_unknown_eos_token(self):
+        self.assertRefused("eos_token '<|nope|>' is not a token", config_edit=lambda c: c.update(eos_token="<|nope|>"))
+
+
+if __name__ == "__main__":
+    unittest.main()
