@@ -1,0 +1,313 @@
+#include "runtime/tokenizer/tokenizer_file.h"
+
+#include <cstring>
+#include <limits>
+
+namespace llm::tokenizer {
+namespace {
+
+constexpr std::string_view kMagic = "LLMBPETK";
+constexpr uint32_t kVersion = 1;
+constexpr size_t kHeaderSize = 8 + 3 * 4;
+constexpr uint32_t kPreTokenizerGpt2ByteLevel = 1;
+constexpr uint32_t kChatNone = 0;
+constexpr uint32_t kChatChatMl = 1;
+constexpr uint32_t kFlagSpecial = 1;
+constexpr uint32_t kFlagNormalized = 2;
+
+// zlib's CRC-32 (reflected, polynomial 0xEDB88320), what Python's
+// zlib.crc32 computes.
+uint32_t Crc32(std::string_view data) {
+  static const std::array<uint32_t, 256> kTable = [] {
+    std::array<uint32_t, 256> table{};
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int bit = 0; bit < 8; ++bit) {
+        c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      }
+      table[i] = c;
+    }
+    return table;
+  }();
+  uint32_t crc = 0xFFFFFFFFu;
+  for (const char byte : data) {
+    crc = kTable[(crc ^ static_cast<unsigned char>(byte)) & 0xFF] ^ (crc >> 8);
+  }
+  return crc ^ 0xFFFFFFFFu;
+}
+
+// Little-endian fields from a byte range. Reads past the end fail (and keep
+// failing), so callers check ok() once after a group of reads.
+class Reader {
+ public:
+  explicit Reader(std::string_view data) : data_(data) {}
+
+  uint32_t U32() {
+    if (!Has(4)) return 0;
+    const auto* p = reinterpret_cast<const unsigned char*>(data_.data());
+    const uint32_t value =
+        p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<uint32_t>(p[3]) << 24);
+    data_.remove_prefix(4);
+    return value;
+  }
+  int32_t I32() {
+    const uint32_t bits = U32();
+    int32_t value;
+    std::memcpy(&value, &bits, sizeof(value));
+    return value;
+  }
+  std::string_view Bytes(uint64_t count) {
+    if (!Has(count)) return {};
+    std::string_view bytes = data_.substr(0, count);
+    data_.remove_prefix(count);
+    return bytes;
+  }
+  // Whether `count` items of `item_size` bytes can still be read: checked
+  // before sizing a vector by a count read from the file.
+  bool CanRead(uint64_t count, uint64_t item_size) const {
+    return ok_ && count <= data_.size() / item_size;
+  }
+
+  bool ok() const { return ok_; }
+  bool at_end() const { return data_.empty(); }
+
+ private:
+  bool Has(uint64_t count) {
+    if (!ok_ || count > data_.size()) ok_ = false;
+    return ok_;
+  }
+
+  std::string_view data_;
+  bool ok_ = true;
+};
+
+// Parses each section in turn; the first error wins.
+class Parser {
+ public:
+  Parser(std::string_view payload, TokenizerFileContents* out)
+      : payload_(payload), out_(*out) {}
+
+  bool Run() {
+    return Section("VOCB", &Parser::Vocab) &&
+           Section("BYTE", &Parser::ByteTokens) &&
+           Section("MRGS", &Parser::Merges) &&
+           Section("ADDT", &Parser::AddedTokens) &&
+           Section("SPEC", &Parser::SpecialIds) &&
+           Section("PRTK", &Parser::PreTokenizer) &&
+           Section("CHAT", &Parser::Chat) &&
+           Section("UNIC", &Parser::UnicodeClasses) &&
+           (payload_.at_end() ||
+            Fail("unexpected bytes after the last section"));
+  }
+
+  const std::string& error() const { return error_; }
+
+ private:
+  bool Fail(const std::string& message) {
+    if (error_.empty()) error_ = message;
+    return false;
+  }
+
+  bool Section(std::string_view tag, bool (Parser::*parse_body)(Reader&)) {
+    const std::string_view found_tag = payload_.Bytes(4);
+    const uint32_t size = payload_.U32();
+    const std::string_view body = payload_.Bytes(size);
+    if (!payload_.ok()) {
+      return Fail("truncated before the end of section " + std::string(tag));
+    }
+    if (found_tag != tag) {
+      return Fail("expected section " + std::string(tag) + ", found '" +
+                  std::string(found_tag) + "'");
+    }
+    section_ = tag;
+    Reader reader(body);
+    const bool parsed = (this->*parse_body)(reader);
+    // A body that ran out of bytes may stop without a message of its own.
+    if (!reader.ok()) return Fail(Where() + "is shorter than its contents");
+    if (!parsed) return false;
+    if (!reader.at_end()) return Fail(Where() + "has trailing bytes");
+    return true;
+  }
+
+  std::string Where() const { return "section " + std::string(section_) + " "; }
+
+  bool IsTokenId(int64_t id) const {
+    return id >= 0 && id < static_cast<int64_t>(out_.token_ends.size());
+  }
+  bool CheckTokenId(int64_t id, const char* what) {
+    if (IsTokenId(id)) return true;
+    return Fail(Where() + what + " " + std::to_string(id) +
+                " is not a token id (vocab size " +
+                std::to_string(out_.token_ends.size()) + ")");
+  }
+  bool CheckOptionalTokenId(int32_t id, const char* what) {
+    return id == -1 || CheckTokenId(id, what);
+  }
+
+  bool Vocab(Reader& r) {
+    const uint32_t count = r.U32();
+    if (count == 0 ||
+        count > static_cast<uint32_t>(std::numeric_limits<int32_t>::max()) ||
+        !r.CanRead(count, 4)) {
+      return Fail(Where() + "has a bad token count " + std::to_string(count));
+    }
+    out_.token_ends.resize(count);
+    uint32_t previous_end = 0;
+    for (uint32_t& end : out_.token_ends) {
+      end = r.U32();
+      if (end < previous_end) return Fail(Where() + "has decreasing offsets");
+      previous_end = end;
+    }
+    const std::string_view bytes = r.Bytes(previous_end);
+    if (!r.ok()) return Fail(Where() + "is shorter than its token offsets");
+    out_.token_bytes.assign(bytes);
+    return true;
+  }
+
+  bool ByteTokens(Reader& r) {
+    for (int32_t& id : out_.byte_token_ids) {
+      id = r.I32();
+      if (r.ok() && !CheckOptionalTokenId(id, "byte token")) return false;
+    }
+    return true;
+  }
+
+  bool Merges(Reader& r) {
+    const uint32_t count = r.U32();
+    if (!r.CanRead(count, 12)) return Fail(Where() + "has a bad merge count");
+    out_.merges.resize(count);
+    for (MergeRule& rule : out_.merges) {
+      rule.left_id = r.I32();
+      rule.right_id = r.I32();
+      rule.merged_id = r.I32();
+      if (!CheckTokenId(rule.left_id, "merge left id") ||
+          !CheckTokenId(rule.right_id, "merge right id") ||
+          !CheckTokenId(rule.merged_id, "merge result id")) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  bool AddedTokens(Reader& r) {
+    const uint32_t count = r.U32();
+    if (!r.CanRead(count, 12)) return Fail(Where() + "has a bad token count");
+    out_.added_tokens.resize(count);
+    for (AddedTokenEntry& token : out_.added_tokens) {
+      token.id = r.I32();
+      const uint32_t flags = r.U32();
+      const std::string_view content = r.Bytes(r.U32());
+      if (!r.ok()) return false;
+      if (!CheckTokenId(token.id, "added token id")) return false;
+      if (content.empty() || flags > (kFlagSpecial | kFlagNormalized)) {
+        return Fail(Where() + "has a malformed token " +
+                    std::to_string(token.id));
+      }
+      token.content.assign(content);
+      token.special = flags & kFlagSpecial;
+      token.normalized = flags & kFlagNormalized;
+    }
+    return true;
+  }
+
+  bool SpecialIds(Reader& r) {
+    out_.bos_id = r.I32();
+    out_.eos_id = r.I32();
+    const uint32_t count = r.U32();
+    if (!r.CanRead(count, 4)) return Fail(Where() + "has a bad stop id count");
+    out_.stop_ids.resize(count);
+    for (int32_t& id : out_.stop_ids) id = r.I32();
+    if (!r.ok()) return false;
+    if (!CheckOptionalTokenId(out_.bos_id, "bos id") ||
+        !CheckOptionalTokenId(out_.eos_id, "eos id")) {
+      return false;
+    }
+    for (int32_t id : out_.stop_ids) {
+      if (!CheckTokenId(id, "stop id")) return false;
+    }
+    return true;
+  }
+
+  bool PreTokenizer(Reader& r) {
+    const uint32_t kind = r.U32();
+    if (r.ok() && kind != kPreTokenizerGpt2ByteLevel) {
+      return Fail("pre-tokenizer kind " + std::to_string(kind) +
+                  " is not supported (only 1, GPT-2 byte-level)");
+    }
+    return true;
+  }
+
+  bool Chat(Reader& r) {
+    const uint32_t kind = r.U32();
+    const uint32_t has_default_system = r.U32();
+    const std::string_view system = r.Bytes(r.U32());
+    if (!r.ok()) return false;
+    if ((kind != kChatNone && kind != kChatChatMl) || has_default_system > 1) {
+      return Fail(Where() + "has unknown chat template kind " +
+                  std::to_string(kind));
+    }
+    out_.has_chat_template = kind == kChatChatMl;
+    if (has_default_system) out_.default_system_prompt = std::string(system);
+    return true;
+  }
+
+  bool UnicodeClasses(Reader& r) {
+    for (std::vector<CodePointRange>* ranges :
+         {&out_.letters, &out_.numbers, &out_.whitespace}) {
+      const uint32_t count = r.U32();
+      if (!r.CanRead(count, 8)) return Fail(Where() + "has a bad range count");
+      ranges->resize(count);
+      for (CodePointRange& range : *ranges) {
+        range.first = r.U32();
+        range.last = r.U32();
+      }
+    }
+    return true;
+  }
+
+  Reader payload_;
+  TokenizerFileContents& out_;
+  std::string_view section_;
+  std::string error_;
+};
+
+}  // namespace
+
+std::optional<TokenizerFileContents> ParseTokenizerFile(std::string_view bytes,
+                                                        std::string* error) {
+  if (bytes.size() < kHeaderSize || bytes.substr(0, kMagic.size()) != kMagic) {
+    *error = "not a compiled tokenizer file (no LLMBPETK header)";
+    return std::nullopt;
+  }
+  Reader header(bytes.substr(kMagic.size(), kHeaderSize - kMagic.size()));
+  const uint32_t version = header.U32();
+  const uint32_t payload_size = header.U32();
+  const uint32_t payload_crc32 = header.U32();
+  if (version != kVersion) {
+    *error = "tokenizer file version " + std::to_string(version) +
+             " is not supported (this runtime reads version " +
+             std::to_string(kVersion) + "): recompile it";
+    return std::nullopt;
+  }
+  const std::string_view payload = bytes.substr(kHeaderSize);
+  if (payload.size() != payload_size) {
+    *error = "tokenizer file is " + std::to_string(bytes.size()) +
+             " bytes, its header says " +
+             std::to_string(kHeaderSize + uint64_t{payload_size}) +
+             " (truncated or padded)";
+    return std::nullopt;
+  }
+  if (Crc32(payload) != payload_crc32) {
+    *error = "tokenizer file is corrupt (CRC-32 mismatch)";
+    return std::nullopt;
+  }
+  TokenizerFileContents contents;
+  Parser parser(payload, &contents);
+  if (!parser.Run()) {
+    *error = "malformed tokenizer file: " + parser.error();
+    return std::nullopt;
+  }
+  return contents;
+}
+
+}  // namespace llm::tokenizer
