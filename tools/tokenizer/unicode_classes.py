@@ -73,7 +73,7 @@ def class_ranges() -> dict[str, Ranges]:
         raise UnicodeVersionError(
             f"this Python's unicodedata is Unicode {unicodedata.unidata_version}; the tables must be Unicode "
             f"{TARGET_UNICODE_VERSION} (what tokenizers' Oniguruma uses), which can be built from "
-            f"{', '.join(_SUPPORTED_UNIDATA_VERSIONS)}: run the compiler with Python 3.11 to 3.13"
+            f"{', '.join(_SUPPORTED_UNIDATA_VERSIONS)}: run the compiler with Python 3.11 to 3.14"
         )
     added = {
         cls: {cp for first, last in ranges for cp in range(first, last + 1)}
