@@ -48,7 +48,8 @@ std::string Quoted(const std::string& value) {
 
 std::string GenerationStats::ToJson() const {
   std::string json = "{\n";
-  auto field = [&](const char* name, const std::string& value, bool last = false) {
+  auto field = [&](const char* name, const std::string& value,
+                   bool last = false) {
     json += "  \"" + std::string(name) + "\": " + value + (last ? "\n" : ",\n");
   };
   field("model_sha256", Quoted(model_sha256));

@@ -20,7 +20,7 @@ struct GenerationStats {
   int64_t prompt_tokens = 0;
   int64_t generated_tokens = 0;
   int64_t truncated_prompt_tokens = 0;  // dropped by --truncate_prompt
-  std::vector<double> token_ms;  // per decode step (forward + sample)
+  std::vector<double> token_ms;         // per decode step (forward + sample)
   double peak_rss_mb = 0;
   // Heap allocations made by decode steps (forward + sample, after the first
   // decode step); -1 when the platform cannot count them.

@@ -1,6 +1,6 @@
 // llm_main: runs an LLM .pte from //models on the CPU, streaming tokens.
 //
-//   llm_main --model=llama_int4.pte --tokenizer=smollm2.tok \
+//   llm_main --model=llama_int4.pte --tokenizer=smollm2.tok
 //            --prompt="What is the capital of France?" --stats_json=stats.json
 //
 // Exit codes: 0 success, 1 the model or runtime failed, 2 bad flags or input.
@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -42,6 +43,8 @@ Generation:
   --seed=N               sampler seed [0]
   --truncate_prompt      drop the oldest prompt tokens instead of failing
   --ignore_eos           keep going past end-of-sequence tokens
+  --force_ids=1,2,3      teacher forcing: feed these ids after the prompt and
+                         print what the model predicted at each step
 Runtime:
   --threads=N            CPU threads [half the cores]
   --warmup               run a one-token inference before timing
@@ -49,6 +52,7 @@ Runtime:
 Output:
   --stats_json=PATH      write timing/memory stats as JSON ("-" = stderr)
   --print_ids            print the generated ids on stdout instead of text
+  --logits_out=PATH      write the prefill's last logits (float32, raw)
   --verbose              show ExecuTorch's info logs
 )";
 
@@ -57,24 +61,28 @@ struct Flags {
   std::string error;
 
   bool Has(const std::string& name) const { return values.count(name) > 0; }
-  std::string Get(const std::string& name, const std::string& fallback = "") const {
+  std::string Get(const std::string& name,
+                  const std::string& fallback = "") const {
     auto it = values.find(name);
     return it == values.end() ? fallback : it->second;
   }
 };
 
 const char* const kKnownFlags[] = {
-    "model", "tokenizer", "prompt", "prompt_file", "prompt_ids", "chat",
-    "system", "max_new_tokens", "temperature", "top_p", "seed",
-    "truncate_prompt", "ignore_eos", "threads", "warmup", "mlock",
-    "stats_json", "print_ids", "verbose", "help"};
+    "model",       "tokenizer",  "prompt",    "prompt_file",
+    "prompt_ids",  "chat",       "system",    "max_new_tokens",
+    "temperature", "top_p",      "seed",      "truncate_prompt",
+    "ignore_eos",  "force_ids",  "threads",   "warmup",
+    "mlock",       "stats_json", "print_ids", "logits_out",
+    "verbose",     "help"};
 
 Flags ParseFlags(int argc, char** argv) {
   Flags flags;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.rfind("--", 0) != 0) {
-      flags.error = "unexpected argument '" + arg + "' (flags look like --name=value)";
+      flags.error =
+          "unexpected argument '" + arg + "' (flags look like --name=value)";
       return flags;
     }
     arg = arg.substr(2);
@@ -116,7 +124,7 @@ bool ParseIds(const std::string& text, std::vector<int64_t>* ids,
     char* end = nullptr;
     const long long id = std::strtoll(item.c_str(), &end, 10);
     if (item.empty() || *end != '\0') {
-      *error = "--prompt_ids: '" + item + "' is not an integer";
+      *error = "'" + item + "' is not an integer (ids are comma-separated)";
       return false;
     }
     ids->push_back(id);
@@ -144,7 +152,9 @@ int main(int argc, char** argv) {
   }
   llm::SetRuntimeLogVerbose(IsTrue(flags.Get("verbose", "false")));
   if (!flags.Has("model")) {
-    return Fail(kUsageError, "--model is required (e.g. --model=bazel-bin/models/llama_int4.pte)");
+    return Fail(
+        kUsageError,
+        "--model is required (e.g. --model=bazel-bin/models/llama_int4.pte)");
   }
 
   std::string error;
@@ -159,34 +169,48 @@ int main(int argc, char** argv) {
   if (threads < 0) return Fail(kUsageError, "--threads must be >= 0");
 
   // The tokenizer is needed for text prompts and for printing text.
-  std::unique_ptr<llm::BpeTokenizer> tokenizer;
+  std::optional<llm::tokenizer::BpeTokenizer> tokenizer;
   if (flags.Has("tokenizer")) {
-    tokenizer = llm::BpeTokenizer::Load(flags.Get("tokenizer"), &error);
+    tokenizer =
+        llm::tokenizer::BpeTokenizer::FromFile(flags.Get("tokenizer"), &error);
     if (!tokenizer) return Fail(kUsageError, error);
   }
 
   std::vector<int64_t> prompt;
-  const int inputs = flags.Has("prompt") + flags.Has("prompt_file") + flags.Has("prompt_ids");
+  const int inputs =
+      flags.Has("prompt") + flags.Has("prompt_file") + flags.Has("prompt_ids");
   if (inputs != 1) {
-    return Fail(kUsageError, "give exactly one of --prompt, --prompt_file, --prompt_ids");
+    return Fail(kUsageError,
+                "give exactly one of --prompt, --prompt_file, --prompt_ids");
   }
   if (flags.Has("prompt_ids")) {
-    if (!ParseIds(flags.Get("prompt_ids"), &prompt, &error)) return Fail(kUsageError, error);
+    if (!ParseIds(flags.Get("prompt_ids"), &prompt, &error))
+      return Fail(kUsageError, error);
   } else {
     std::string text = flags.Get("prompt");
     if (flags.Has("prompt_file")) {
       std::ifstream in(flags.Get("prompt_file"), std::ios::binary);
-      if (!in) return Fail(kUsageError, "cannot read --prompt_file=" + flags.Get("prompt_file"));
-      text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      if (!in)
+        return Fail(kUsageError,
+                    "cannot read --prompt_file=" + flags.Get("prompt_file"));
+      text.assign(std::istreambuf_iterator<char>(in),
+                  std::istreambuf_iterator<char>());
     }
     if (!tokenizer) {
-      return Fail(kUsageError, "a text prompt needs --tokenizer (the .tok file built by //models:smollm2_tok)");
+      return Fail(kUsageError,
+                  "a text prompt needs --tokenizer (bazel build "
+                  "//runtime/tokenizer:smollm2 "
+                  "gives bazel-bin/runtime/tokenizer/smollm2.tok)");
     }
-    if (IsTrue(flags.Get("chat", "true"))) {
-      std::vector<llm::ChatMessage> messages;
-      if (flags.Has("system")) messages.push_back({"system", flags.Get("system")});
+    // Instruct models answer properly only inside their chat template.
+    if (IsTrue(flags.Get("chat", "true")) &&
+        tokenizer->chat_template() != nullptr) {
+      std::vector<llm::tokenizer::ChatMessage> messages;
+      if (flags.Has("system"))
+        messages.push_back({"system", flags.Get("system")});
       messages.push_back({"user", text});
-      text = llm::ApplyChatTemplate(*tokenizer, messages, /*add_generation_prompt=*/true);
+      text = tokenizer->chat_template()->Apply(messages,
+                                               /*add_generation_prompt=*/true);
     }
     for (int32_t id : tokenizer->Encode(text)) prompt.push_back(id);
   }
@@ -199,10 +223,11 @@ int main(int argc, char** argv) {
   auto runner = llm::LlmRunner::Create(options, &error);
   if (!runner) return Fail(kRuntimeError, error);
   if (tokenizer && tokenizer->vocab_size() > runner->limits().vocab_size) {
-    return Fail(kUsageError, "the tokenizer has " + std::to_string(tokenizer->vocab_size()) +
-                                 " tokens but the model only " +
-                                 std::to_string(runner->limits().vocab_size) +
-                                 ": pass the tokenizer this model was exported with");
+    return Fail(kUsageError,
+                "the tokenizer has " + std::to_string(tokenizer->vocab_size()) +
+                    " tokens but the model only " +
+                    std::to_string(runner->limits().vocab_size) +
+                    ": pass the tokenizer this model was exported with");
   }
 
   llm::GenerationConfig config;
@@ -213,8 +238,16 @@ int main(int argc, char** argv) {
   config.truncate_prompt = IsTrue(flags.Get("truncate_prompt", "false"));
   config.stop_at_eos = !IsTrue(flags.Get("ignore_eos", "false"));
   if (tokenizer) {
-    for (int32_t id : tokenizer->stop_ids()) config.extra_stop_ids.push_back(id);
+    for (int32_t id : tokenizer->stop_ids())
+      config.extra_stop_ids.push_back(id);
   }
+  if (flags.Has("force_ids") &&
+      !ParseIds(flags.Get("force_ids"), &config.forced_tokens, &error)) {
+    return Fail(kUsageError, error);
+  }
+
+  std::vector<float> prefill_logits;
+  if (flags.Has("logits_out")) config.prefill_logits = &prefill_logits;
 
   const bool print_ids = IsTrue(flags.Get("print_ids", "false")) || !tokenizer;
   llm::Utf8Stream stream;
@@ -222,9 +255,11 @@ int main(int argc, char** argv) {
   const auto on_token = [&](int64_t token) {
     generated.push_back(token);
     if (print_ids) {
-      std::printf("%s%lld", generated.size() > 1 ? " " : "", static_cast<long long>(token));
+      std::printf("%s%lld", generated.size() > 1 ? " " : "",
+                  static_cast<long long>(token));
     } else {
-      const std::string text = stream.Push(tokenizer->TokenBytes(static_cast<int32_t>(token)));
+      const std::string text =
+          stream.Push(tokenizer->TokenBytes(static_cast<int32_t>(token)));
       std::fwrite(text.data(), 1, text.size(), stdout);
     }
     std::fflush(stdout);
@@ -239,6 +274,15 @@ int main(int argc, char** argv) {
     return Fail(stats.prompt_tokens == 0 ? kUsageError : kRuntimeError, error);
   }
 
+  if (flags.Has("logits_out")) {
+    std::ofstream out(flags.Get("logits_out"), std::ios::binary);
+    out.write(
+        reinterpret_cast<const char*>(prefill_logits.data()),
+        static_cast<std::streamsize>(prefill_logits.size() * sizeof(float)));
+    if (!out)
+      return Fail(kRuntimeError,
+                  "cannot write --logits_out=" + flags.Get("logits_out"));
+  }
   if (flags.Has("stats_json")) {
     stats.model_sha256 = llm::Sha256File(options.program.pte_path);
     const std::string json = stats.ToJson();

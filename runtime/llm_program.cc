@@ -94,8 +94,8 @@ std::unique_ptr<LlmProgram> LlmProgram::Load(const ProgramOptions& options,
 
   // InternalConsistency verifies the flatbuffer, so a truncated or corrupt
   // file is an error here instead of a crash later.
-  auto program =
-      Program::load(&*self->loader_, Program::Verification::InternalConsistency);
+  auto program = Program::load(&*self->loader_,
+                               Program::Verification::InternalConsistency);
   if (!program.ok()) {
     *error = options.pte_path + " is not a valid ExecuTorch program (" +
              Describe(program.error()) +
@@ -112,9 +112,8 @@ std::unique_ptr<LlmProgram> LlmProgram::Load(const ProgramOptions& options,
              std::to_string(options.temp_arena_bytes) + " bytes";
     return nullptr;
   }
-  self->temp_allocator_.emplace(
-      static_cast<uint32_t>(self->temp_arena_.size()),
-      self->temp_arena_.data());
+  self->temp_allocator_.emplace(static_cast<uint32_t>(self->temp_arena_.size()),
+                                self->temp_arena_.data());
   if (!self->PrepareForward(error)) return nullptr;
   return self;
 }
@@ -156,7 +155,8 @@ bool LlmProgram::ReadLimits(std::string* error) {
 bool LlmProgram::PrepareForward(std::string* error) {
   auto meta = program_->method_meta("forward");
   if (!meta.ok()) {
-    *error = "the program has no forward method (" + Describe(meta.error()) + ")";
+    *error =
+        "the program has no forward method (" + Describe(meta.error()) + ")";
     return false;
   }
   if (meta->num_inputs() != 2) {
@@ -234,8 +234,8 @@ const float* LlmProgram::Forward(const int64_t* tokens, int64_t count,
   token_sizes_[1] = static_cast<int32_t>(count);
   // TensorImpls live on the stack: set_input copies them into the method's
   // own (planned) input tensors, so nothing here touches the heap.
-  TensorImpl token_impl(ScalarType::Long, 2, token_sizes_,
-                        token_buffer_.data(), token_dim_order_, token_strides_,
+  TensorImpl token_impl(ScalarType::Long, 2, token_sizes_, token_buffer_.data(),
+                        token_dim_order_, token_strides_,
                         executorch::aten::TensorShapeDynamism::DYNAMIC_BOUND);
   TensorImpl position_impl(ScalarType::Long, 1, position_sizes_,
                            position_buffer_, position_dim_order_,

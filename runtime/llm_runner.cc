@@ -23,8 +23,8 @@ std::unique_ptr<LlmRunner> LlmRunner::Create(const RunnerOptions& options,
   auto runner = std::make_unique<LlmRunner>(Key());
   // Before loading: XNNPACK binds the thread pool when it compiles the
   // delegate, so a later resize would leave it holding a stale pool.
-  runner->threads_ = SetThreadCount(
-      options.threads > 0 ? options.threads : DefaultThreadCount());
+  runner->threads_ = SetThreadCount(options.threads > 0 ? options.threads
+                                                        : DefaultThreadCount());
 
   const auto start = Clock::now();
   runner->program_ = LlmProgram::Load(options.program, error);
@@ -74,6 +74,14 @@ bool LlmRunner::Generate(const std::vector<int64_t>& prompt_in,
       return false;
     }
   }
+  for (int64_t id : config.forced_tokens) {
+    if (id < 0 || id >= limits.vocab_size) {
+      *error = "forced token " + std::to_string(id) +
+               " is outside the vocabulary (0.." +
+               std::to_string(limits.vocab_size - 1) + ")";
+      return false;
+    }
+  }
   // Prefill, plus at least the first generated token, must fit the cache.
   std::vector<int64_t> prompt = prompt_in;
   const int64_t context = limits.max_context_len;
@@ -89,9 +97,9 @@ bool LlmRunner::Generate(const std::vector<int64_t>& prompt_in,
   }
   if (config.truncate_prompt) {
     const int64_t keep = std::max<int64_t>(
-        1, std::min<int64_t>(static_cast<int64_t>(prompt.size()),
-                             context - std::min(config.max_new_tokens,
-                                                context - 1)));
+        1, std::min<int64_t>(
+               static_cast<int64_t>(prompt.size()),
+               context - std::min(config.max_new_tokens, context - 1)));
     stats->truncated_prompt_tokens = static_cast<int64_t>(prompt.size()) - keep;
     prompt.erase(prompt.begin(), prompt.end() - keep);
   }
@@ -114,6 +122,9 @@ bool LlmRunner::Generate(const std::vector<int64_t>& prompt_in,
     logits = program_->Forward(prompt.data() + pos, count, pos, error);
     if (logits == nullptr) return false;
   }
+  if (config.prefill_logits != nullptr) {
+    config.prefill_logits->assign(logits, logits + limits.vocab_size);
+  }
   int64_t token = sampler.Sample(logits);
   stats->prefill_ms = MsSince(start);
   stats->ttft_ms = stats->prefill_ms;
@@ -123,12 +134,13 @@ bool LlmRunner::Generate(const std::vector<int64_t>& prompt_in,
   uint64_t allocations = 0;
   int64_t pos = n;
   for (;;) {
-    if (on_token && !on_token(token)) {
-      stats->stop_reason = "callback";
-      break;
-    }
+    // Stop tokens end the reply; they are not part of it.
     if (std::find(stop_ids.begin(), stop_ids.end(), token) != stop_ids.end()) {
       stats->stop_reason = "eos";
+      break;
+    }
+    if (on_token && !on_token(token)) {
+      stats->stop_reason = "callback";
       break;
     }
     if (stats->generated_tokens >= config.max_new_tokens) {
@@ -138,6 +150,10 @@ bool LlmRunner::Generate(const std::vector<int64_t>& prompt_in,
     if (pos >= context) {
       stats->stop_reason = "context_full";
       break;
+    }
+    const size_t step_index = stats->token_ms.size();
+    if (step_index < config.forced_tokens.size()) {
+      token = config.forced_tokens[step_index];
     }
     const auto step = Clock::now();
     const uint64_t before = counting ? AllocationCounter::Count() : 0;
@@ -156,8 +172,7 @@ bool LlmRunner::Generate(const std::vector<int64_t>& prompt_in,
   double steps = 0;
   for (double ms : stats->token_ms) steps += ms;
   stats->decode_ms = steps;
-  stats->decode_allocations =
-      counting ? static_cast<int64_t>(allocations) : -1;
+  stats->decode_allocations = counting ? static_cast<int64_t>(allocations) : -1;
   stats->peak_rss_mb = PeakRssMb();
   return true;
 }

@@ -33,9 +33,17 @@ struct GenerationConfig {
   // A prompt that does not fit the context is an error unless this is set;
   // then its oldest tokens are dropped to leave room for max_new_tokens.
   bool truncate_prompt = false;
+  // Teacher forcing: decode step t feeds forced_tokens[t] instead of the
+  // sampled token (the callback still sees what was sampled). This scores a
+  // fixed continuation, e.g. to compare two runtimes step by step.
+  std::vector<int64_t> forced_tokens;
+  // If set, receives a copy of the logits the first token was sampled from
+  // (for checking numerics against another runtime).
+  std::vector<float>* prefill_logits = nullptr;
 };
 
-// Called with each token as soon as it is sampled. Return false to stop.
+// Called with each token as soon as it is sampled (stop tokens excluded).
+// Return false to stop.
 // Runs on the generating thread; keep it short.
 using TokenCallback = std::function<bool(int64_t token)>;
 

@@ -95,12 +95,13 @@ TEST(LlmRunner, SeededSamplingRepeatsAndDiffersFromGreedy) {
     config.sampler.seed = seed;
     std::vector<int64_t> tokens;
     GenerationStats stats;
-    EXPECT_TRUE(runner->Generate({1, 2, 3}, config,
-                                 [&](int64_t t) {
-                                   tokens.push_back(t);
-                                   return true;
-                                 },
-                                 &stats, &error))
+    EXPECT_TRUE(runner->Generate(
+        {1, 2, 3}, config,
+        [&](int64_t t) {
+          tokens.push_back(t);
+          return true;
+        },
+        &stats, &error))
         << error;
     return tokens;
   };
@@ -117,9 +118,8 @@ TEST(LlmRunner, CallbackCanStopGeneration) {
   GenerationStats stats;
   GenerationConfig config;
   config.stop_at_eos = false;
-  ASSERT_TRUE(runner->Generate({5, 6}, config,
-                               [&](int64_t) { return ++seen < 3; }, &stats,
-                               &error));
+  ASSERT_TRUE(runner->Generate(
+      {5, 6}, config, [&](int64_t) { return ++seen < 3; }, &stats, &error));
   EXPECT_EQ(seen, 3);
   EXPECT_EQ(stats.stop_reason, "callback");
 }
@@ -189,7 +189,8 @@ TEST(LlmRunner, MissingTruncatedAndCorruptFilesAreClearErrors) {
   EXPECT_NE(error.find("rebuild"), std::string::npos) << error;
 
   std::string corrupt = original;
-  for (size_t i = 8; i < 4096; i += 7) corrupt[i] = static_cast<char>(corrupt[i] ^ 0x5a);
+  for (size_t i = 8; i < 4096; i += 7)
+    corrupt[i] = static_cast<char>(corrupt[i] ^ 0x5a);
   EXPECT_FALSE(Load(WriteTemp("corrupt.pte", corrupt), &error));
   EXPECT_NE(error.find(".pte"), std::string::npos) << error;
 

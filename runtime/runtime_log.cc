@@ -21,13 +21,12 @@ extern "C" void et_pal_emit_log_message(et_timestamp_t /*timestamp*/,
                                         const char* filename,
                                         const char* /*function*/, size_t line,
                                         const char* message, size_t length) {
-  const bool is_error =
-      level == kError || level == kFatal;
+  const bool is_error = level == kError || level == kFatal;
   if (is_error) {
     std::lock_guard<std::mutex> lock(g_mutex);
     if (g_first_error[0] == '\0')
-    std::snprintf(g_first_error, sizeof(g_first_error), "%.*s",
-                  static_cast<int>(length), message);
+      std::snprintf(g_first_error, sizeof(g_first_error), "%.*s",
+                    static_cast<int>(length), message);
   }
   if (is_error || g_verbose.load()) {
     std::fprintf(stderr, "[executorch %c %s:%zu] %.*s\n",

@@ -75,8 +75,8 @@ int32_t Sampler::Sample(const float* logits) {
         break;
       }
       // A flat distribution needs most of the vocabulary: sort it all.
-      sorted = sorted * 8 > candidates_.size() ? candidates_.size()
-                                               : sorted * 2;
+      sorted =
+          sorted * 8 > candidates_.size() ? candidates_.size() : sorted * 2;
     }
   }
   const double target = NextUniform() * kept_mass;

@@ -67,12 +67,15 @@ class Sha256 {
   void Compress() {
     uint32_t w[64];
     for (int i = 0; i < 16; ++i) {
-      w[i] = (uint32_t{block_[i * 4]} << 24) | (uint32_t{block_[i * 4 + 1]} << 16) |
+      w[i] = (uint32_t{block_[i * 4]} << 24) |
+             (uint32_t{block_[i * 4 + 1]} << 16) |
              (uint32_t{block_[i * 4 + 2]} << 8) | uint32_t{block_[i * 4 + 3]};
     }
     for (int i = 16; i < 64; ++i) {
-      const uint32_t s0 = Rotr(w[i - 15], 7) ^ Rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-      const uint32_t s1 = Rotr(w[i - 2], 17) ^ Rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+      const uint32_t s0 =
+          Rotr(w[i - 15], 7) ^ Rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+      const uint32_t s1 =
+          Rotr(w[i - 2], 17) ^ Rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
       w[i] = w[i - 16] + s0 + w[i - 7] + s1;
     }
     uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3];

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Formatters and linters: buildifier for Starlark (from its npm package, which
-# ships the binaries) and ruff for Python (from the locked venv).
+# ships the binaries), ruff for Python (from the locked venv) and clang-format
+# for C++ (Debian's, Google style from .clang-format).
 #   tools/ci/lint.sh [--fix]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,9 +23,14 @@ mode=check
 starlark_files=$(git ls-files '*.bzl' '*.bazel' 'WORKSPACE' | grep -v '^third_party/')
 # shellcheck disable=SC2086
 "$buildifier" -mode=$mode -lint=warn -warnings=-native-py $starlark_files
+cc_files=$(git ls-files '*.cc' '*.h')
 if [ $mode = fix ]; then
   "$ruff" check --fix . && "$ruff" format .
+  # shellcheck disable=SC2086
+  clang-format -i $cc_files
 else
   "$ruff" check . && "$ruff" format --check .
+  # shellcheck disable=SC2086
+  clang-format --dry-run --Werror $cc_files
 fi
 echo "lint: ok"

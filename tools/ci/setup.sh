@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine lacks for this repository:
-# Debian's Bazel 4.2.3 with the offline rule sets it needs, and nginx for the
-# CI cache. The Python venv is not installed here: Bazel's python_venv
+# Debian's Bazel 4.2.3 with the offline rule sets it needs, nginx for the CI
+# cache, and for the C++ runtime: GoogleTest sources, the aarch64 cross
+# compiler with its glibc, qemu-user to run arm64 binaries, unzip (the
+# executorch wheel's C++ parts) and clang-format. The Python venv is not installed here: Bazel's python_venv
 # repository rule creates it from requirements_lock.txt on first use.
 set -euo pipefail
-packages=(bazel-bootstrap bazel-rules-java bazel-skylib nginx-light)
+packages=(
+  bazel-bootstrap bazel-rules-java bazel-skylib nginx-light
+  googletest g++-aarch64-linux-gnu qemu-user-static unzip clang-format
+)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

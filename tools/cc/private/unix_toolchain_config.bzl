@@ -1,10 +1,11 @@
 """A small CcToolchainConfigInfo for GCC/Clang cross compilers on Linux.
 
 Used for linux-arm64 (Debian's g++-aarch64-linux-gnu) and android-arm64 (the
-NDK's clang). Tools are named by absolute path: they are system packages or the
-user's NDK, not build outputs, so there are no files to ship into a sandbox.
+NDK's clang). Tools are system packages or the user's NDK, named by absolute
+path, or small wrappers next to the cc_toolchain (relative path).
 """
 
+load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "ACTION_NAMES")
 load(
     "@bazel_tools//tools/cpp:cc_toolchain_config_lib.bzl",
     "feature",
@@ -13,7 +14,6 @@ load(
     "tool_path",
     "with_feature_set",
 )
-load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "ACTION_NAMES")
 
 _COMPILE_ACTIONS = [
     ACTION_NAMES.c_compile,
@@ -59,7 +59,8 @@ def _unix_toolchain_config_impl(ctx):
             "-Wall",
             # Outputs must not depend on where the checkout lives.
             "-no-canonical-prefixes",
-            "-fno-canonical-system-headers" if ctx.attr.compiler == "gcc" else "-Wno-builtin-macro-redefined",
+        ] + (["-fno-canonical-system-headers"] if ctx.attr.compiler == "gcc" else []) + [
+            "-Wno-builtin-macro-redefined",
             "-D__DATE__=\"redacted\"",
             "-D__TIMESTAMP__=\"redacted\"",
             "-D__TIME__=\"redacted\"",
@@ -78,6 +79,10 @@ def _unix_toolchain_config_impl(ctx):
         ] + ctx.attr.link_flags),
         _flags_feature("opt_link_flags", _LINK_ACTIONS, ["-Wl,--gc-sections"], when = "opt"),
     ]
+
+    # Bazel 4 has no @rules_cc//cc/common:cc_common.bzl offline; the builtin
+    # works in 4 and 7.
+    # buildifier: disable=native-cc-common
     return cc_common.create_cc_toolchain_config_info(
         ctx = ctx,
         features = features,
@@ -103,7 +108,7 @@ unix_toolchain_config = rule(
         "compiler": attr.string(default = "gcc", values = ["gcc", "clang"]),
         "tool_paths": attr.string_dict(
             mandatory = True,
-            doc = "Tool name (gcc, ld, ar, cpp, nm, objdump, strip, gcov) to absolute path.",
+            doc = "Tool name (gcc, ld, ar, cpp, nm, objdump, strip, gcov) to an absolute path, or a path relative to the cc_toolchain's package.",
         ),
         "builtin_include_directories": attr.string_list(doc = "System include folders the compiler searches on its own."),
         "compile_flags": attr.string_list(doc = "Extra flags for every compile, e.g. --target or --sysroot."),

@@ -1,0 +1,61 @@
+"""Runs llm_main (host, or arm64 under qemu) from tests and benchmarks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# Debian's qemu-user-static and the arm64 glibc that g++-aarch64-linux-gnu
+# brings (tools/ci/setup.sh installs both).
+QEMU = "/usr/bin/qemu-aarch64-static"
+ARM64_SYSROOT = "/usr/aarch64-linux-gnu"
+
+
+@dataclass
+class Run:
+    tokens: list[int]
+    stats: dict
+    stderr: str
+
+
+def command(binary: str, under_qemu: bool = False) -> list[str]:
+    if not under_qemu:
+        return [binary]
+    if not os.path.exists(QEMU):
+        raise FileNotFoundError(f"{QEMU} is missing: apt-get install qemu-user-static (tools/ci/setup.sh)")
+    return [QEMU, "-L", ARM64_SYSROOT, binary]
+
+
+def generate_ids(
+    binary: str,
+    pte: str,
+    prompt_ids: Sequence[int],
+    max_new_tokens: int,
+    threads: int = 2,
+    under_qemu: bool = False,
+    extra_flags: Sequence[str] = (),
+    timeout: float = 1200,
+) -> Run:
+    """Greedy ids from llm_main, ignoring EOS, plus its stats JSON."""
+    with tempfile.TemporaryDirectory() as tmp:
+        stats_path = os.path.join(tmp, "stats.json")
+        argv = command(binary, under_qemu) + [
+            f"--model={pte}",
+            "--prompt_ids=" + ",".join(str(i) for i in prompt_ids),
+            f"--max_new_tokens={max_new_tokens}",
+            f"--threads={threads}",
+            "--ignore_eos",
+            "--print_ids",
+            f"--stats_json={stats_path}",
+            *extra_flags,
+        ]
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+        if result.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv[:4])} ... exited {result.returncode}:\n{result.stderr[-3000:]}")
+        with open(stats_path) as f:
+            stats = json.load(f)
+    return Run(tokens=[int(t) for t in result.stdout.split()], stats=stats, stderr=result.stderr)
