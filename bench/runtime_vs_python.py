@@ -102,7 +102,9 @@ def main(argv: list[str]) -> None:
         f"\n{FLAGS.prompt_tokens}-token prompt, {FLAGS.new_tokens} new tokens, "
         f"{FLAGS.threads} threads, median of {FLAGS.runs} fresh-process runs each\n"
     )
-    print("| program | decode tok/s C++ / Python (ratio) | TTFT ms C++ / Python (ratio) | cold TTFT ms C++ / Python (ratio) |")
+    print(
+        "| program | decode tok/s C++ / Python (ratio) | TTFT ms C++ / Python (ratio) | cold TTFT ms C++ / Python (ratio) |"
+    )
     print("|---|---|---|---|")
     for r in results:
         print(

@@ -88,7 +88,9 @@ class PythonParityTest(unittest.TestCase):
             matches = sum(a == b for a, b in zip(run.tokens, expected, strict=True))
             agree += matches
             total += NEW_TOKENS
-            print(f"llama_int4: {prompt[:30]!r}: {matches}/{NEW_TOKENS} steps agree; Python: {session.decode(expected)!r}")
+            print(
+                f"llama_int4: {prompt[:30]!r}: {matches}/{NEW_TOKENS} steps agree; Python: {session.decode(expected)!r}"
+            )
         rate = agree / total
         print(f"llama_int4: step agreement {agree}/{total} = {rate:.3f} (floor {INT4_STEP_AGREEMENT_FLOOR})")
         self.assertGreaterEqual(rate, INT4_STEP_AGREEMENT_FLOOR)
