@@ -100,6 +100,27 @@ Flags ParseFlags(int argc, char** argv) {
   return flags;
 }
 
+// Under `bazel run` the process starts in its runfiles tree, where the
+// bundled model and tokenizer live; the user's own relative paths mean their
+// shell's directory, which Bazel passes as BUILD_WORKING_DIRECTORY.
+void ResolveUserPaths(Flags* flags) {
+  const char* user_dir = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (user_dir == nullptr) return;
+  const auto in_user_dir = [&](const std::string& path) {
+    return path.empty() || path[0] == '/' ? path : std::string(user_dir) + "/" + path;
+  };
+  for (const char* input : {"model", "tokenizer", "prompt_file"}) {
+    auto it = flags->values.find(input);
+    if (it != flags->values.end() && !std::ifstream(it->second).good()) {
+      it->second = in_user_dir(it->second);
+    }
+  }
+  for (const char* output : {"stats_json", "logits_out"}) {
+    auto it = flags->values.find(output);
+    if (it != flags->values.end() && it->second != "-") it->second = in_user_dir(it->second);
+  }
+}
+
 bool ParseNumber(const Flags& flags, const std::string& name, double fallback,
                  double* out, std::string* error) {
   const std::string text = flags.Get(name);
@@ -144,8 +165,9 @@ int Fail(int code, const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Flags flags = ParseFlags(argc, argv);
+  Flags flags = ParseFlags(argc, argv);
   if (!flags.error.empty()) return Fail(kUsageError, flags.error);
+  ResolveUserPaths(&flags);
   if (flags.Has("help")) {
     std::fputs(kUsage, stdout);
     return 0;

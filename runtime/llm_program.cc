@@ -36,7 +36,10 @@ std::string Describe(Error error) {
   std::snprintf(code, sizeof(code), "ExecuTorch error 0x%x",
                 static_cast<unsigned>(error));
   std::string text = code;
-  const std::string detail = FirstRuntimeError();
+  std::string detail = FirstRuntimeError();
+  while (!detail.empty() && (detail.back() == '.' || detail.back() == ' ')) {
+    detail.pop_back();
+  }
   if (!detail.empty()) text += ": " + detail;
   return text;
 }

@@ -17,9 +17,10 @@ targets=("$@")
 ((${#targets[@]})) || targets=(//tools/...)
 apt_opts=(-o Acquire::Check-Valid-Until=false -y -qq)
 modules=(bazel-bootstrap bazel-features bazel-platforms bazel-rules-cc bazel-rules-java bazel-rules-license
-  bazel-rules-proto bazel-rules-python bazel-rules-shell bazel-skylib default-jdk-headless python3 ca-certificates)
+  bazel-rules-proto bazel-rules-python bazel-rules-shell bazel-skylib default-jdk-headless python3 ca-certificates
+  g++ googletest g++-aarch64-linux-gnu qemu-user-static unzip)
 
-if [ ! -x "$chroot_dir/usr/bin/bazel" ] || [ ! -d "$chroot_dir/usr/share/bazel/rules/python" ]; then
+if [ ! -x "$chroot_dir/usr/bin/bazel" ] || [ ! -x "$chroot_dir/usr/bin/aarch64-linux-gnu-g++" ]; then
   command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap
   [ -d "$chroot_dir/usr" ] || debootstrap --variant=minbase sid "$chroot_dir" || true
   # sid moves fast: let apt finish what debootstrap's resolver could not.

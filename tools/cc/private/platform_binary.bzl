@@ -45,9 +45,9 @@ platform_binary = rule(
         ),
         "platform": attr.label(mandatory = True, doc = "The target platform."),
         # Bazel 4 requires this allowlist on rules with Starlark transitions;
-        # Bazel 7 still accepts it.
-        "_whitelist_function_transition": attr.label(
-            default = "@bazel_tools//tools/whitelists/function_transition_whitelist",
+        # Bazel 7 accepts it under this (not the older "whitelist") name.
+        "_allowlist_function_transition": attr.label(
+            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
         ),
     },
     executable = True,
