@@ -107,7 +107,8 @@ void ResolveUserPaths(Flags* flags) {
   const char* user_dir = std::getenv("BUILD_WORKING_DIRECTORY");
   if (user_dir == nullptr) return;
   const auto in_user_dir = [&](const std::string& path) {
-    return path.empty() || path[0] == '/' ? path : std::string(user_dir) + "/" + path;
+    return path.empty() || path[0] == '/' ? path
+                                          : std::string(user_dir) + "/" + path;
   };
   for (const char* input : {"model", "tokenizer", "prompt_file"}) {
     auto it = flags->values.find(input);
@@ -117,7 +118,8 @@ void ResolveUserPaths(Flags* flags) {
   }
   for (const char* output : {"stats_json", "logits_out"}) {
     auto it = flags->values.find(output);
-    if (it != flags->values.end() && it->second != "-") it->second = in_user_dir(it->second);
+    if (it != flags->values.end() && it->second != "-")
+      it->second = in_user_dir(it->second);
   }
 }
 

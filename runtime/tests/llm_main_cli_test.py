@@ -75,18 +75,14 @@ class LlmMainCliTest(unittest.TestCase):
         self.assert_error(self.run_main("--prompt=hi"), 2, "--model is required")
         self.assert_error(self.run_main(f"--model={self.tiny}", "--bogus=1"), 2, "unknown flag --bogus")
         self.assert_error(self.run_main(f"--model={self.tiny}", "--prompt=hi"), 2, "needs --tokenizer")
-        self.assert_error(
-            self.run_main(f"--model={self.tiny}", "--prompt_ids=1,x"), 2, "'x' is not an integer"
-        )
+        self.assert_error(self.run_main(f"--model={self.tiny}", "--prompt_ids=1,x"), 2, "'x' is not an integer")
         self.assert_error(
             self.run_main(f"--model={self.tiny}", "--prompt_ids=1", "--top_p=0"), 2, "--top_p must be in (0, 1]"
         )
 
     def test_missing_and_corrupt_tokenizer(self) -> None:
         missing = os.path.join(self.tmp, "nope.tok")
-        self.assert_error(
-            self.run_main(f"--model={self.tiny}", f"--tokenizer={missing}", "--prompt=hi"), 2, missing
-        )
+        self.assert_error(self.run_main(f"--model={self.tiny}", f"--tokenizer={missing}", "--prompt=hi"), 2, missing)
         with open(self.tokenizer, "rb") as f:
             data = f.read()
         cut = self.write("cut.tok", data[: len(data) // 2])
