@@ -4,7 +4,7 @@
 
 Warm-up runs first, then N measured runs of a fixed prompt and generation
 length; prints median and p95 of load, TTFT and decode tokens/s as JSON.
-This is the host baseline the native runner (next issue) is compared with.
+//bench:runtime_vs_python runs the native runner against it side by side.
 """
 
 from __future__ import annotations
@@ -12,12 +12,11 @@ from __future__ import annotations
 import json
 import platform
 import statistics
-import time
 
 from absl import app, flags
 
+from bench.python_timing import timed_generation
 from models.programs import resolve
-from tools.executorch.pte_runner import PteSession
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("pte", "llama_int4", "Bundled program name, or path to a .pte.")
@@ -25,11 +24,6 @@ flags.DEFINE_integer("prompt_tokens", 64, "Prompt length in tokens.")
 flags.DEFINE_integer("new_tokens", 64, "Tokens generated per run (greedy, EOS ignored).")
 flags.DEFINE_integer("warmup", 1, "Unmeasured runs first.")
 flags.DEFINE_integer("runs", 5, "Measured runs.")
-
-TEXT = (
-    "It is a truth universally acknowledged, that a single man in possession of a good fortune, "
-    "must be in want of a wife. However little known the feelings or views of such a man may be "
-)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -39,22 +33,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def one_run(paths: tuple[str, str, str]) -> dict:
-    started = time.perf_counter()
-    session = PteSession(*paths)
-    loaded = time.perf_counter()
-    ids = (session.encode(TEXT) * 8)[: FLAGS.prompt_tokens]
-    first = None
-    count = 0
-    for _ in session.generate(ids, FLAGS.new_tokens, stop_at_eos=False):
-        count += 1
-        if first is None:
-            first = time.perf_counter()
-    done = time.perf_counter()
-    return {
-        "load_ms": 1e3 * (loaded - started),
-        "ttft_ms": 1e3 * (first - loaded),
-        "decode_tok_s": (count - 1) / (done - first),
-    }
+    return timed_generation(paths, None, FLAGS.prompt_tokens, FLAGS.new_tokens)
 
 
 def main(argv: list[str]) -> None:

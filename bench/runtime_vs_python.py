@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import time
 
 from absl import app, flags
 
+from bench.python_timing import prompt_ids, timed_generation
 from models.programs import resolve
-from runtime.tests.llm_main_process import generate_ids
+from runtime.llm_main_process import generate_ids
 from tools.executorch.pte_runner import PteSession
 
 FLAGS = flags.FLAGS
@@ -30,11 +30,6 @@ flags.DEFINE_integer("new_tokens", 64, "Tokens generated per run.")
 flags.DEFINE_integer("runs", 5, "Measured rounds (one C++ and one Python run each).")
 flags.DEFINE_integer("threads", 2, "Threads for both runtimes.")
 flags.DEFINE_string("json_out", "", "Also write the results here.")
-
-TEXT = (
-    "It is a truth universally acknowledged, that a single man in possession of a good fortune, "
-    "must be in want of a wife. However little known the feelings or views of such a man may be "
-)
 
 
 def _runfile(path: str) -> str:
@@ -48,21 +43,7 @@ def python_run(paths: tuple[str, str, str], ids: list[int]) -> dict:
     from executorch.extension.pybindings import portable_lib
 
     portable_lib._unsafe_reset_threadpool(FLAGS.threads)
-    started = time.perf_counter()
-    session = PteSession(*paths)
-    loaded = time.perf_counter()
-    first = None
-    count = 0
-    for _ in session.generate(ids, FLAGS.new_tokens, stop_at_eos=False):
-        count += 1
-        if first is None:
-            first = time.perf_counter()
-    done = time.perf_counter()
-    return {
-        "load_ms": 1e3 * (loaded - started),
-        "ttft_ms": 1e3 * (first - loaded),
-        "decode_tok_s": (count - 1) / (done - first),
-    }
+    return timed_generation(paths, ids, len(ids), FLAGS.new_tokens)
 
 
 def cpp_run(llm_main: str, pte: str, ids: list[int]) -> dict:
@@ -80,7 +61,7 @@ def main(argv: list[str]) -> None:
     results = []
     for name in FLAGS.ptes:
         paths = resolve(name)
-        ids = (PteSession(*paths).encode(TEXT) * 8)[: FLAGS.prompt_tokens]
+        ids = prompt_ids(PteSession(*paths), FLAGS.prompt_tokens)
         python_run(paths, ids)  # warm the page cache and the allocator for both
         cpp_run(llm_main, paths[0], ids)
         cpp, py = [], []

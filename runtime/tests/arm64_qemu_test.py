@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import unittest
 
-from runtime.tests.llm_main_process import generate_ids
+from runtime.llm_main_process import generate_ids
 from tools.executorch.testing import workspace_file
 
 FIRST_TOKENS = 8

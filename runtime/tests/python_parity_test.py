@@ -22,7 +22,7 @@ import struct
 import tempfile
 import unittest
 
-from runtime.tests.llm_main_process import generate_ids
+from runtime.llm_main_process import generate_ids
 from tools.executorch.pte_runner import PteSession
 from tools.executorch.testing import workspace_file
 
