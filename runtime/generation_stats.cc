@@ -68,6 +68,11 @@ std::string GenerationStats::ToJson() const {
   field("token_latency_p50_ms", Number(TokenLatencyPercentile(50)));
   field("token_latency_p95_ms", Number(TokenLatencyPercentile(95)));
   field("peak_rss_mb", Number(peak_rss_mb));
+  std::string series = "[";
+  for (size_t i = 0; i < token_ms.size(); ++i) {
+    series += (i ? ", " : "") + Number(token_ms[i]);
+  }
+  field("token_latency_ms", series + "]");
   field("decode_allocations",
         decode_allocations < 0 ? "null" : std::to_string(decode_allocations));
   field("stop_reason", Quoted(stop_reason), true);

@@ -1,0 +1,161 @@
+"""Where a benchmark runs: an attached phone (through adb) or this host.
+
+Both offer the same operations, so the bench loop does not care which:
+install the runner and model files, run the runner and return its stats
+JSON, and read thermal zones and CPU frequencies around each run.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import os
+import platform
+import shlex
+import subprocess
+import tempfile
+
+from bench.devices.adb import Adb, AdbError
+
+PHONE_DIR = "/data/local/tmp/llm_ondevice"
+
+
+def sha256_file(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _celsius(raw: str) -> float:
+    value = float(raw)
+    return value / 1000.0 if value > 1000 else value  # most zones report m°C
+
+
+class HostTarget:
+    """This machine, with the host build of the runner."""
+
+    kind = "host"
+    name = "host"
+
+    def __init__(self, runner: str) -> None:
+        self.runner = runner
+
+    def environment(self) -> dict:
+        cpu = ""
+        if os.path.exists("/proc/cpuinfo"):
+            with open("/proc/cpuinfo") as f:
+                cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+        return {
+            "kind": "host",
+            "device": f"host {platform.machine()}",
+            "soc": cpu,
+            "os": f"{platform.system()} {platform.release()}",
+            "cores": os.cpu_count() or 1,
+        }
+
+    def cpu_count(self) -> int:
+        return os.cpu_count() or 1
+
+    def install(self, files: list[str]) -> dict[str, str]:
+        return {f: f for f in files}
+
+    def run(self, args: list[str], timeout: float) -> dict:
+        with tempfile.TemporaryDirectory() as tmp:
+            stats_path = os.path.join(tmp, "stats.json")
+            result = subprocess.run(
+                [self.runner, *args, f"--stats_json={stats_path}"], capture_output=True, text=True, timeout=timeout
+            )
+            if result.returncode != 0:
+                raise AdbError(f"runner exited {result.returncode}: {result.stderr.strip()[-2000:]}")
+            with open(stats_path) as f:
+                return json.load(f)
+
+    def thermal(self) -> dict[str, float]:
+        zones = {}
+        for zone in sorted(glob.glob("/sys/class/thermal/thermal_zone*")):
+            try:
+                with open(f"{zone}/type") as f:
+                    kind = f.read().strip()
+                with open(f"{zone}/temp") as f:
+                    zones[f"{os.path.basename(zone)}:{kind}"] = _celsius(f.read().strip())
+            except (OSError, ValueError):
+                continue
+        return zones
+
+    def cpu_freqs_mhz(self) -> list[float]:
+        if not os.path.exists("/proc/cpuinfo"):
+            return []
+        with open("/proc/cpuinfo") as f:
+            return [float(line.split(":", 1)[1]) for line in f if line.startswith("cpu MHz")]
+
+
+class PhoneTarget:
+    """A phone over adb, running the pushed android-arm64 runner."""
+
+    kind = "phone"
+
+    def __init__(self, adb: Adb, runner: str, libraries: list[str]) -> None:
+        self.adb = adb
+        self.name = adb.serial
+        self.runner = runner
+        self.libraries = libraries
+        self.remote_runner = f"{PHONE_DIR}/llm_main"
+
+    def environment(self) -> dict:
+        return {
+            "kind": "phone",
+            "serial": self.adb.serial,
+            "device": f"{self.adb.getprop('ro.product.manufacturer')} {self.adb.getprop('ro.product.model')}".strip(),
+            "soc": self.adb.getprop("ro.soc.model"),
+            "os": f"Android {self.adb.getprop('ro.build.version.release')} (SDK {self.adb.getprop('ro.build.version.sdk')})",
+            "cores": self.cpu_count(),
+        }
+
+    def cpu_count(self) -> int:
+        return int(self.adb.shell("nproc").strip() or 1)
+
+    def _push_checked(self, local: str, remote: str) -> None:
+        self.adb.push(local, remote)
+        remote_sum = self.adb.shell(f"sha256sum {shlex.quote(remote)}").split()[0]
+        if remote_sum != sha256_file(local):
+            raise AdbError(
+                f"{self.name}: {remote} on the phone does not match {local} after push "
+                "(storage full or a stale copy?); free space in /data/local/tmp and run again"
+            )
+
+    def install(self, files: list[str]) -> dict[str, str]:
+        """Pushes the runner, its libraries and `files`; returns local -> phone paths."""
+        self.adb.shell(f"mkdir -p {PHONE_DIR}")
+        self._push_checked(self.runner, self.remote_runner)
+        for library in self.libraries:
+            self._push_checked(library, f"{PHONE_DIR}/{os.path.basename(library)}")
+        mapping = {}
+        for local in files:
+            remote = f"{PHONE_DIR}/{os.path.basename(local)}"
+            self._push_checked(local, remote)
+            mapping[local] = remote
+        return mapping
+
+    def run(self, args: list[str], timeout: float) -> dict:
+        stats = f"{PHONE_DIR}/stats.json"
+        command = " ".join(shlex.quote(a) for a in [*args, f"--stats_json={stats}"])
+        self.adb.shell(f"cd {PHONE_DIR} && LD_LIBRARY_PATH={PHONE_DIR} ./llm_main {command} > /dev/null", timeout)
+        return json.loads(self.adb.shell(f"cat {stats}"))
+
+    def thermal(self) -> dict[str, float]:
+        types = self.adb.shell("cat /sys/class/thermal/thermal_zone*/type").split()
+        temps = self.adb.shell("cat /sys/class/thermal/thermal_zone*/temp").split()
+        zones = {}
+        for index, (kind, temp) in enumerate(zip(types, temps, strict=False)):
+            try:
+                zones[f"thermal_zone{index}:{kind}"] = _celsius(temp)
+            except ValueError:
+                continue
+        return zones
+
+    def cpu_freqs_mhz(self) -> list[float]:
+        raw = self.adb.shell("cat /sys/devices/system/cpu/cpu*/cpufreq/scaling_cur_freq").split()
+        return [int(v) / 1000.0 for v in raw if v.isdigit()]
