@@ -49,6 +49,8 @@ Runtime:
   --threads=N            CPU threads [half the cores]
   --warmup               run a one-token inference before timing
   --mlock                lock the weights in RAM
+  --no_static_arena      malloc each planned buffer and all temp memory
+                         (only to measure what the static arena buys)
 Output:
   --stats_json=PATH      write timing/memory stats as JSON ("-" = stderr)
   --print_ids            print the generated ids on stdout instead of text
@@ -69,12 +71,12 @@ struct Flags {
 };
 
 const char* const kKnownFlags[] = {
-    "model",       "tokenizer",  "prompt",    "prompt_file",
-    "prompt_ids",  "chat",       "system",    "max_new_tokens",
-    "temperature", "top_p",      "seed",      "truncate_prompt",
-    "ignore_eos",  "force_ids",  "threads",   "warmup",
-    "mlock",       "stats_json", "print_ids", "logits_out",
-    "verbose",     "help"};
+    "model",       "tokenizer",  "prompt",         "prompt_file",
+    "prompt_ids",  "chat",       "system",         "max_new_tokens",
+    "temperature", "top_p",      "seed",           "truncate_prompt",
+    "ignore_eos",  "force_ids",  "threads",        "warmup",
+    "mlock",       "stats_json", "print_ids",      "logits_out",
+    "verbose",     "help",       "no_static_arena"};
 
 Flags ParseFlags(int argc, char** argv) {
   Flags flags;
@@ -242,6 +244,7 @@ int main(int argc, char** argv) {
   llm::RunnerOptions options;
   options.program.pte_path = flags.Get("model");
   options.program.mlock = IsTrue(flags.Get("mlock", "false"));
+  options.program.static_arena = !IsTrue(flags.Get("no_static_arena", "false"));
   options.threads = static_cast<uint32_t>(threads);
   options.warmup = IsTrue(flags.Get("warmup", "false"));
   auto runner = llm::LlmRunner::Create(options, &error);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -117,7 +118,7 @@ std::unique_ptr<LlmProgram> LlmProgram::Load(const ProgramOptions& options,
   }
   self->temp_allocator_.emplace(static_cast<uint32_t>(self->temp_arena_.size()),
                                 self->temp_arena_.data());
-  if (!self->PrepareForward(error)) return nullptr;
+  if (!self->PrepareForward(options, error)) return nullptr;
   return self;
 }
 
@@ -155,7 +156,8 @@ bool LlmProgram::ReadLimits(std::string* error) {
   return true;
 }
 
-bool LlmProgram::PrepareForward(std::string* error) {
+bool LlmProgram::PrepareForward(const ProgramOptions& options,
+                                std::string* error) {
   auto meta = program_->method_meta("forward");
   if (!meta.ok()) {
     *error =
@@ -175,7 +177,6 @@ bool LlmProgram::PrepareForward(std::string* error) {
         std::min<int64_t>(limits_.max_seq_len, tokens_meta->sizes()[1]);
   }
 
-  // One arena for all planned buffers, each slice 64-byte aligned.
   const size_t count = meta->num_memory_planned_buffers();
   std::vector<size_t> sizes(count);
   size_t total = 0;
@@ -183,6 +184,23 @@ bool LlmProgram::PrepareForward(std::string* error) {
     sizes[i] = static_cast<size_t>(meta->memory_planned_buffer_size(i).get());
     total += AlignUp(sizes[i]);
   }
+  if (!options.static_arena) {
+    for (size_t i = 0; i < count; ++i) {
+      heap_buffers_.emplace_back(static_cast<uint8_t*>(std::malloc(sizes[i])),
+                                 &std::free);
+      if (heap_buffers_.back() == nullptr) {
+        *error = "out of memory for planned buffer " + std::to_string(i);
+        return false;
+      }
+      planned_spans_.emplace_back(heap_buffers_.back().get(), sizes[i]);
+    }
+    planned_.emplace(Span<Span<uint8_t>>(planned_spans_.data(), count));
+    memory_manager_.emplace(&method_allocator_, &*planned_,
+                            &heap_temp_allocator_);
+    return LoadForward(error);
+  }
+
+  // One arena for all planned buffers, each slice 64-byte aligned.
   arena_ = MappedArena(total);
   if (!arena_.ok()) {
     *error = "cannot map " + std::to_string(total >> 20) +
@@ -197,7 +215,10 @@ bool LlmProgram::PrepareForward(std::string* error) {
   }
   planned_.emplace(Span<Span<uint8_t>>(planned_spans_.data(), count));
   memory_manager_.emplace(&method_allocator_, &*planned_, &*temp_allocator_);
+  return LoadForward(error);
+}
 
+bool LlmProgram::LoadForward(std::string* error) {
   ClearRuntimeError();
   auto method = program_->load_method("forward", &*memory_manager_);
   if (!method.ok()) {

@@ -34,6 +34,10 @@ struct ProgramOptions {
   bool mlock = false;
   // Scratch for kernels that ask for temp memory (our sdpa's score rows).
   size_t temp_arena_bytes = size_t{8} << 20;
+  // false: what a runtime without a memory plan of its own does - one heap
+  // block per planned buffer, and temp memory malloc'd per kernel call and
+  // freed after it. Kept only to measure what the arena buys (//bench:device).
+  bool static_arena = true;
 };
 
 // What the exporter recorded in the program's constant methods.
@@ -92,7 +96,8 @@ class LlmProgram {
 
  private:
   bool ReadLimits(std::string* error);
-  bool PrepareForward(std::string* error);
+  bool PrepareForward(const ProgramOptions& options, std::string* error);
+  bool LoadForward(std::string* error);
 
   std::optional<executorch::extension::MmapDataLoader> loader_;
   std::optional<executorch::runtime::Program> program_;
@@ -105,6 +110,9 @@ class LlmProgram {
   std::optional<executorch::runtime::HierarchicalAllocator> planned_;
   MappedArena temp_arena_;
   std::optional<executorch::runtime::MemoryAllocator> temp_allocator_;
+  // Only with static_arena = false.
+  std::vector<std::unique_ptr<uint8_t, void (*)(void*)>> heap_buffers_;
+  executorch::extension::MallocMemoryAllocator heap_temp_allocator_;
   std::optional<executorch::runtime::MemoryManager> memory_manager_;
   std::optional<executorch::runtime::Method> forward_;
 

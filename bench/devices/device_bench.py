@@ -223,12 +223,12 @@ def report_markdown(results: dict) -> str:
         f"{results['settings']['warmup']} warm-up + {results['settings']['runs']} measured runs per stage; "
         "median (p95: the slow tail).",
         "",
-        "| stage | TTFT ms | decode tok/s | prefill tok/s | load ms | peak memory MB | model MB | runs |",
-        "|---|---|---|---|---|---|---|---|",
+        "| stage | TTFT ms | decode tok/s | prefill tok/s | load ms | peak memory MB | model MB | decode allocs | runs |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for v in results["variants"]:
         if v["status"] == "unavailable":
-            lines.append(f"| {v['stage']} | n/a | | | | | | not run: {v['reason']} |")
+            lines.append(f"| {v['stage']} | n/a | | | | | | | not run: {v['reason']} |")
             continue
         s = v.get("summary", {})
 
@@ -242,7 +242,8 @@ def report_markdown(results: dict) -> str:
             runs += f", {s['throttled_runs']} throttled"
         lines.append(
             f"| {v['stage']} | {cell('ttft_ms')} | {cell('decode_tokens_per_s')} | {cell('prefill_tokens_per_s')} "
-            f"| {cell('load_ms')} | {cell('peak_rss_mb')} | {v['model_bytes'] / 1e6:.1f} | {runs} |"
+            f"| {cell('load_ms')} | {cell('peak_rss_mb')} | {v['model_bytes'] / 1e6:.1f} "
+            f"| {'/'.join(str(a) for a in s.get('decode_allocations', [])) or 'n/a'} | {runs} |"
         )
     errors = sorted({r["error"] for v in results["variants"] for r in v["runs"] if r["status"] == "failed"})
     if errors:

@@ -60,7 +60,10 @@ class DeviceBenchTest(unittest.TestCase):
             self.assertEqual(env["kind"], "phone")
             self.assertEqual(env["device"], "llm-ondevice qemu-arm64 (emulated phone)")
             self.assertEqual(env["os"], "Android 14 (SDK 34)")
-            self.assertEqual([v["stage"] for v in results["variants"]], ["fp32 baseline", "+ int4 (8da4w, XNNPACK)"])
+            self.assertEqual(
+                [v["stage"] for v in results["variants"]],
+                ["fp32 baseline", "+ int4 (8da4w, XNNPACK)", "int4 without the static arena"],
+            )
             for variant in results["variants"]:
                 self.assertEqual(variant["status"], "ok")
                 self.assertEqual(len(variant["runs"]), 2)
@@ -78,10 +81,15 @@ class DeviceBenchTest(unittest.TestCase):
                 self.assertEqual(summary["runs_ok"], 2)
                 self.assertGreater(summary["decode_tokens_per_s"]["median"], 0)
                 self.assertLessEqual(summary["decode_tokens_per_s"]["p95"], summary["decode_tokens_per_s"]["median"])
-                self.assertEqual(summary["decode_allocations"], [0])
+                if variant["stage"] == "int4 without the static arena":
+                    # malloc'd temp memory: our attention asks for scratch every layer.
+                    self.assertGreater(min(summary["decode_allocations"]), 0)
+                else:
+                    self.assertEqual(summary["decode_allocations"], [0])
             with open(os.path.join(out, "report.md")) as f:
                 report = f.read()
             self.assertIn("| stage | TTFT ms | decode tok/s |", report)
+            self.assertIn("| decode allocs |", report)
             self.assertIn("| + int4 (8da4w, XNNPACK) |", report)
             self.assertIn("phone llm-ondevice qemu-arm64", report)
             for plot in ("decode_tokens_per_s.png", "token_latency.png"):
@@ -99,7 +107,7 @@ class DeviceBenchTest(unittest.TestCase):
             self.assertEqual(result.returncode, 1)
             with open(os.path.join(out, "results.json")) as f:
                 results = json.load(f)
-            fp32, int4 = results["variants"]
+            fp32, int4, _ = results["variants"]
             self.assertEqual(fp32["status"], "ok")
             self.assertEqual(fp32["summary"]["runs_ok"], 2)
             self.assertEqual(int4["status"], "failed")

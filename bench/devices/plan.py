@@ -23,10 +23,14 @@ PLANS = {
             "llama_int4_qnn",
             unavailable="//models:llama_int4_qnn does not exist yet (the Qualcomm issue)",
         ),
+        # The same int4 program without the runner's static arena: what the
+        # planned arena and allocation-free decode buy.
+        Variant("int4 without the static arena", "llama_int4", runner_flags=("--no_static_arena",)),
     ),
     # Seeded 2-layer models: the same ladder in seconds, for tests.
     "tiny": (
         Variant("fp32 baseline", "tiny_fp32"),
         Variant("+ int4 (8da4w, XNNPACK)", "tiny_8da4w"),
+        Variant("int4 without the static arena", "tiny_8da4w", runner_flags=("--no_static_arena",)),
     ),
 }
