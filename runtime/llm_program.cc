@@ -188,7 +188,7 @@ bool LlmProgram::PrepareForward(const ProgramOptions& options,
     for (size_t i = 0; i < count; ++i) {
       heap_buffers_.emplace_back(static_cast<uint8_t*>(std::malloc(sizes[i])),
                                  &std::free);
-      if (heap_buffers_.back() == nullptr) {
+      if (sizes[i] > 0 && heap_buffers_.back() == nullptr) {
         *error = "out of memory for planned buffer " + std::to_string(i);
         return false;
       }

@@ -22,11 +22,8 @@ PHONE_DIR = "/data/local/tmp/llm_ondevice"
 
 
 def sha256_file(path: str) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _celsius(raw: str) -> float:
