@@ -5,17 +5,8 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from bench.fixed_prompt import fixed_prompt_ids
 from tools.executorch.pte_runner import PteSession
-
-# A fixed English prompt; benches cut its token ids to the length they need.
-TEXT = (
-    "It is a truth universally acknowledged, that a single man in possession of a good fortune, "
-    "must be in want of a wife. However little known the feelings or views of such a man may be "
-)
-
-
-def prompt_ids(session: PteSession, length: int) -> list[int]:
-    return (session.encode(TEXT) * 8)[:length]
 
 
 def timed_generation(
@@ -23,14 +14,14 @@ def timed_generation(
 ) -> dict:
     """Loads the program in a new session and generates greedily, EOS ignored.
 
-    `ids` None means the first `prompt_tokens` ids of TEXT. Returns load_ms,
+    `ids` None means the fixed prompt (bench/fixed_prompt.py) of `prompt_tokens` ids. Returns load_ms,
     ttft_ms (prompt in -> first token) and decode_tok_s.
     """
     started = time.perf_counter()
     session = PteSession(*paths)
     loaded = time.perf_counter()
     if ids is None:
-        ids = prompt_ids(session, prompt_tokens)
+        ids = fixed_prompt_ids(session.encode, prompt_tokens)
     first = None
     count = 0
     for _ in session.generate(ids, new_tokens, stop_at_eos=False):

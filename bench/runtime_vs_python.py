@@ -13,15 +13,16 @@ Every run is a fresh load. Prints a Markdown table and writes JSON:
 from __future__ import annotations
 
 import json
-import os
 import statistics
 
 from absl import app, flags
 
-from bench.python_timing import prompt_ids, timed_generation
+from bench.fixed_prompt import fixed_prompt_ids
+from bench.python_timing import timed_generation
 from models.programs import resolve
 from runtime.llm_main_process import generate_ids
 from tools.executorch.pte_runner import PteSession
+from tools.python.runfile import runfile
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("ptes", ["llama_int4", "llama_8da4w"], "Bundled program names or .pte paths.")
@@ -30,13 +31,6 @@ flags.DEFINE_integer("new_tokens", 64, "Tokens generated per run.")
 flags.DEFINE_integer("runs", 5, "Measured rounds (one C++ and one Python run each).")
 flags.DEFINE_integer("threads", 2, "Threads for both runtimes.")
 flags.DEFINE_string("json_out", "", "Also write the results here.")
-
-
-def _runfile(path: str) -> str:
-    here = os.path.abspath(__file__)
-    root = os.environ.get("RUNFILES_DIR") or here[: here.index(".runfiles") + len(".runfiles")]
-    workspace = os.path.basename(os.path.dirname(os.path.dirname(here)))
-    return os.path.join(root, workspace, path)
 
 
 def python_run(paths: tuple[str, str, str], ids: list[int]) -> dict:
@@ -57,11 +51,11 @@ def median(runs: list[dict], key: str) -> float:
 
 def main(argv: list[str]) -> None:
     del argv
-    llm_main = _runfile("runtime/llm_main")
+    llm_main = runfile("runtime/llm_main")
     results = []
     for name in FLAGS.ptes:
         paths = resolve(name)
-        ids = prompt_ids(PteSession(*paths), FLAGS.prompt_tokens)
+        ids = fixed_prompt_ids(PteSession(*paths).encode, FLAGS.prompt_tokens)
         python_run(paths, ids)  # warm the page cache and the allocator for both
         cpp_run(llm_main, paths[0], ids)
         cpp, py = [], []

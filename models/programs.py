@@ -6,13 +6,9 @@ import json
 import os
 
 from tools.executorch.pte_runner import PteError
+from tools.python.runfile import runfile
 
 BUNDLED = ("llama_int4", "tiny_8da4w", "tiny_fp32")
-
-
-def _runfiles_dir() -> str:
-    here = os.path.abspath(__file__)
-    return os.environ.get("RUNFILES_DIR") or here[: here.index(".runfiles") + len(".runfiles")]
 
 
 def resolve(pte: str) -> tuple[str, str, str]:
@@ -20,10 +16,7 @@ def resolve(pte: str) -> tuple[str, str, str]:
     if pte.endswith(".pte"):
         path = pte if os.path.isabs(pte) else os.path.join(os.environ.get("BUILD_WORKING_DIRECTORY", ""), pte)
     else:
-        workspace = os.environ.get("TEST_WORKSPACE") or os.path.basename(
-            os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        )
-        path = os.path.join(_runfiles_dir(), workspace, "models", pte + ".pte")
+        path = runfile(f"models/{pte}.pte")
     if not os.path.exists(path):
         raise PteError(f"no program {pte!r} (looked at {path}); bundled: {', '.join(BUNDLED)}, or give a .pte path")
     manifest_path = path[: -len(".pte")] + ".manifest.json"

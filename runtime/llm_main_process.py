@@ -30,6 +30,22 @@ def command(binary: str, under_qemu: bool = False) -> list[str]:
     return [QEMU, "-L", ARM64_SYSROOT, binary]
 
 
+class LlmMainError(RuntimeError):
+    """llm_main exited with an error; the message carries its stderr."""
+
+
+def run_with_stats(argv: Sequence[str], timeout: float) -> tuple[subprocess.CompletedProcess, dict]:
+    """Runs llm_main's argv with --stats_json added; returns the process and the stats."""
+    with tempfile.TemporaryDirectory() as tmp:
+        stats_path = os.path.join(tmp, "stats.json")
+        argv = [*argv, f"--stats_json={stats_path}"]
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+        if result.returncode != 0:
+            raise LlmMainError(f"{' '.join(argv[:4])} ... exited {result.returncode}:\n{result.stderr[-3000:]}")
+        with open(stats_path) as f:
+            return result, json.load(f)
+
+
 def generate_ids(
     binary: str,
     pte: str,
@@ -41,21 +57,14 @@ def generate_ids(
     timeout: float = 1200,
 ) -> Run:
     """Greedy ids from llm_main, ignoring EOS, plus its stats JSON."""
-    with tempfile.TemporaryDirectory() as tmp:
-        stats_path = os.path.join(tmp, "stats.json")
-        argv = command(binary, under_qemu) + [
-            f"--model={pte}",
-            "--prompt_ids=" + ",".join(str(i) for i in prompt_ids),
-            f"--max_new_tokens={max_new_tokens}",
-            f"--threads={threads}",
-            "--ignore_eos",
-            "--print_ids",
-            f"--stats_json={stats_path}",
-            *extra_flags,
-        ]
-        result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
-        if result.returncode != 0:
-            raise RuntimeError(f"{' '.join(argv[:4])} ... exited {result.returncode}:\n{result.stderr[-3000:]}")
-        with open(stats_path) as f:
-            stats = json.load(f)
+    argv = command(binary, under_qemu) + [
+        f"--model={pte}",
+        "--prompt_ids=" + ",".join(str(i) for i in prompt_ids),
+        f"--max_new_tokens={max_new_tokens}",
+        f"--threads={threads}",
+        "--ignore_eos",
+        "--print_ids",
+        *extra_flags,
+    ]
+    result, stats = run_with_stats(argv, timeout)
     return Run(tokens=[int(t) for t in result.stdout.split()], stats=stats, stderr=result.stderr)

@@ -110,14 +110,6 @@ std::unique_ptr<LlmProgram> LlmProgram::Load(const ProgramOptions& options,
 
   if (!self->ReadLimits(error)) return nullptr;
 
-  self->temp_arena_ = MappedArena(options.temp_arena_bytes);
-  if (!self->temp_arena_.ok()) {
-    *error = "cannot map a temp arena of " +
-             std::to_string(options.temp_arena_bytes) + " bytes";
-    return nullptr;
-  }
-  self->temp_allocator_.emplace(static_cast<uint32_t>(self->temp_arena_.size()),
-                                self->temp_arena_.data());
   if (!self->PrepareForward(options, error)) return nullptr;
   return self;
 }
@@ -184,7 +176,32 @@ bool LlmProgram::PrepareForward(const ProgramOptions& options,
     sizes[i] = static_cast<size_t>(meta->memory_planned_buffer_size(i).get());
     total += AlignUp(sizes[i]);
   }
-  if (!options.static_arena) {
+  executorch::runtime::MemoryAllocator* temp = &heap_temp_allocator_;
+  if (options.static_arena) {
+    // One arena for all planned buffers, each slice 64-byte aligned, and a
+    // fixed arena for kernels' temp memory.
+    arena_ = MappedArena(total);
+    if (!arena_.ok()) {
+      *error = "cannot map " + std::to_string(total >> 20) +
+               " MiB for the memory plan; free memory or export a shorter "
+               "max_context_len";
+      return false;
+    }
+    temp_arena_ = MappedArena(options.temp_arena_bytes);
+    if (!temp_arena_.ok()) {
+      *error = "cannot map a temp arena of " +
+               std::to_string(options.temp_arena_bytes) + " bytes";
+      return false;
+    }
+    size_t offset = 0;
+    for (size_t i = 0; i < count; ++i) {
+      planned_spans_.emplace_back(arena_.data() + offset, sizes[i]);
+      offset += AlignUp(sizes[i]);
+    }
+    temp_allocator_.emplace(static_cast<uint32_t>(temp_arena_.size()),
+                            temp_arena_.data());
+    temp = &*temp_allocator_;
+  } else {
     for (size_t i = 0; i < count; ++i) {
       heap_buffers_.emplace_back(static_cast<uint8_t*>(std::malloc(sizes[i])),
                                  &std::free);
@@ -194,31 +211,10 @@ bool LlmProgram::PrepareForward(const ProgramOptions& options,
       }
       planned_spans_.emplace_back(heap_buffers_.back().get(), sizes[i]);
     }
-    planned_.emplace(Span<Span<uint8_t>>(planned_spans_.data(), count));
-    memory_manager_.emplace(&method_allocator_, &*planned_,
-                            &heap_temp_allocator_);
-    return LoadForward(error);
-  }
-
-  // One arena for all planned buffers, each slice 64-byte aligned.
-  arena_ = MappedArena(total);
-  if (!arena_.ok()) {
-    *error = "cannot map " + std::to_string(total >> 20) +
-             " MiB for the memory plan; free memory or export a shorter "
-             "max_context_len";
-    return false;
-  }
-  size_t offset = 0;
-  for (size_t i = 0; i < count; ++i) {
-    planned_spans_.emplace_back(arena_.data() + offset, sizes[i]);
-    offset += AlignUp(sizes[i]);
   }
   planned_.emplace(Span<Span<uint8_t>>(planned_spans_.data(), count));
-  memory_manager_.emplace(&method_allocator_, &*planned_, &*temp_allocator_);
-  return LoadForward(error);
-}
+  memory_manager_.emplace(&method_allocator_, &*planned_, temp);
 
-bool LlmProgram::LoadForward(std::string* error) {
   ClearRuntimeError();
   auto method = program_->load_method("forward", &*memory_manager_);
   if (!method.ok()) {

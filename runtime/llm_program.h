@@ -97,7 +97,6 @@ class LlmProgram {
  private:
   bool ReadLimits(std::string* error);
   bool PrepareForward(const ProgramOptions& options, std::string* error);
-  bool LoadForward(std::string* error);
 
   std::optional<executorch::extension::MmapDataLoader> loader_;
   std::optional<executorch::runtime::Program> program_;

@@ -16,6 +16,20 @@ double MsSince(Clock::time_point start) {
       .count();
 }
 
+// Empty when every id is a token of the model, else which one is not.
+std::string CheckIds(const std::vector<int64_t>& ids, const char* what,
+                     const ProgramLimits& limits) {
+  for (int64_t id : ids) {
+    if (id < 0 || id >= limits.vocab_size) {
+      return std::string(what) + " token " + std::to_string(id) +
+             " is outside the vocabulary (0.." +
+             std::to_string(limits.vocab_size - 1) +
+             "); was it encoded with this model's tokenizer?";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::unique_ptr<LlmRunner> LlmRunner::Create(const RunnerOptions& options,
@@ -65,35 +79,20 @@ bool LlmRunner::Generate(const std::vector<int64_t>& prompt_in,
     *error = "the prompt is empty: give at least one token";
     return false;
   }
-  for (int64_t id : prompt_in) {
-    if (id < 0 || id >= limits.vocab_size) {
-      *error = "prompt token " + std::to_string(id) +
-               " is outside the vocabulary (0.." +
-               std::to_string(limits.vocab_size - 1) +
-               "); was it encoded with this model's tokenizer?";
-      return false;
-    }
-  }
-  for (int64_t id : config.forced_tokens) {
-    if (id < 0 || id >= limits.vocab_size) {
-      *error = "forced token " + std::to_string(id) +
-               " is outside the vocabulary (0.." +
-               std::to_string(limits.vocab_size - 1) + ")";
-      return false;
-    }
-  }
+  *error = CheckIds(prompt_in, "prompt", limits);
+  if (error->empty()) *error = CheckIds(config.forced_tokens, "forced", limits);
+  if (!error->empty()) return false;
   // Prefill, plus at least the first generated token, must fit the cache.
   std::vector<int64_t> prompt = prompt_in;
   const int64_t context = limits.max_context_len;
-  if (static_cast<int64_t>(prompt.size()) >= context) {
-    if (!config.truncate_prompt) {
-      *error = "the prompt is " + std::to_string(prompt.size()) +
-               " tokens but the model's context is " + std::to_string(context) +
-               " (including the reply): shorten the prompt, pass "
-               "--truncate_prompt to drop its oldest tokens, or export the "
-               "model with a larger max_context_len";
-      return false;
-    }
+  if (static_cast<int64_t>(prompt.size()) >= context &&
+      !config.truncate_prompt) {
+    *error = "the prompt is " + std::to_string(prompt.size()) +
+             " tokens but the model's context is " + std::to_string(context) +
+             " (including the reply): shorten the prompt, pass "
+             "--truncate_prompt to drop its oldest tokens, or export the "
+             "model with a larger max_context_len";
+    return false;
   }
   if (config.truncate_prompt) {
     const int64_t keep = std::max<int64_t>(

@@ -33,6 +33,9 @@ from bench.devices import stats
 from bench.devices.adb import Adb, AdbError, DeviceLost, list_devices
 from bench.devices.plan import PLANS, Variant
 from bench.devices.targets import HostTarget, PhoneTarget, sha256_file
+from bench.fixed_prompt import fixed_prompt_ids
+from runtime.llm_main_process import LlmMainError
+from tools.python.runfile import runfile, workspace_dir
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("adb", "adb", "adb executable.")
@@ -54,10 +57,6 @@ flags.DEFINE_string(
 flags.DEFINE_list("phone_libs", [], "Shared libraries the phone runner needs (libexecutorch*.so ...).")
 flags.DEFINE_string("out", "", "Output folder; default bench/out/<date>-<device> in the workspace.")
 
-TEXT = (
-    "It is a truth universally acknowledged, that a single man in possession of a good fortune, "
-    "must be in want of a wife. However little known the feelings or views of such a man may be "
-)
 METRICS = (  # stats JSON key, report label, higher is better
     ("load_ms", "load ms", False),
     ("ttft_ms", "TTFT ms", False),
@@ -67,21 +66,11 @@ METRICS = (  # stats JSON key, report label, higher is better
 )
 
 
-def runfile(path: str) -> str:
-    here = os.path.abspath(__file__)
-    root = os.environ.get("RUNFILES_DIR") or here[: here.index(".runfiles") + len(".runfiles")]
-    workspace = os.environ.get("TEST_WORKSPACE") or os.path.basename(
-        os.path.dirname(os.path.dirname(os.path.dirname(here)))
-    )
-    return os.path.join(root, workspace, path)
-
-
 def prompt_ids(count: int) -> list[int]:
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(runfile("models/smollm2_135m/tokenizer.json"))
-    ids = tokenizer.encode(TEXT, add_special_tokens=False).ids
-    return (ids * (count // len(ids) + 1))[:count]
+    return fixed_prompt_ids(lambda text: tokenizer.encode(text, add_special_tokens=False).ids, count)
 
 
 def choose_target():
@@ -188,7 +177,7 @@ def bench_variant(target, variant: Variant, ids: list[int], threads: int, start_
     except DeviceLost as e:
         lost.append(str(e))
         record["runs"] += [failed(str(e)) for _ in range(FLAGS.runs - len(record["runs"]))]
-    except AdbError as e:
+    except (AdbError, LlmMainError) as e:
         record["runs"] += [failed(str(e)) for _ in range(FLAGS.runs - len(record["runs"]))]
     record["status"] = "ok" if all(r["status"] == "ok" for r in record["runs"]) else "failed"
     record["summary"] = summarize(record["runs"])
@@ -197,8 +186,8 @@ def bench_variant(target, variant: Variant, ids: list[int], threads: int, start_
 
 def draw_plots(results_json: str, out: str) -> bool:
     """Runs plot_report.py under the bench venv; False (and why) if it cannot."""
-    root = runfile("")
-    pythons = glob.glob(os.path.join(os.path.dirname(root.rstrip("/")), "*pypi_bench", "python3"))
+    # External repositories sit beside this workspace's folder in the runfiles.
+    pythons = glob.glob(os.path.join(os.path.dirname(workspace_dir()), "*pypi_bench", "python3"))
     if not pythons:
         print("bench: no plots: the @pypi_bench interpreter is not in the runfiles", file=sys.stderr)
         return False

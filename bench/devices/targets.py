@@ -13,10 +13,9 @@ import json
 import os
 import platform
 import shlex
-import subprocess
-import tempfile
 
 from bench.devices.adb import Adb, AdbError
+from runtime.llm_main_process import run_with_stats
 
 PHONE_DIR = "/data/local/tmp/llm_ondevice"
 
@@ -60,15 +59,7 @@ class HostTarget:
         return {f: f for f in files}
 
     def run(self, args: list[str], timeout: float) -> dict:
-        with tempfile.TemporaryDirectory() as tmp:
-            stats_path = os.path.join(tmp, "stats.json")
-            result = subprocess.run(
-                [self.runner, *args, f"--stats_json={stats_path}"], capture_output=True, text=True, timeout=timeout
-            )
-            if result.returncode != 0:
-                raise AdbError(f"runner exited {result.returncode}: {result.stderr.strip()[-2000:]}")
-            with open(stats_path) as f:
-                return json.load(f)
+        return run_with_stats([self.runner, *args], timeout)[1]
 
     def thermal(self) -> dict[str, float]:
         zones = {}
