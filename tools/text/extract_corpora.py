@@ -119,7 +119,7 @@ def read_lazyload_db(stem: pathlib.Path) -> dict[str, list[str]]:
     _, offsets, offset_attributes = fields[0]  # "variables": name -> c(offset, length)
     blobs = stem.with_suffix(".rdb").read_bytes()
     vectors = {}
-    for name, (offset, length) in zip(_names(offset_attributes), offsets):
+    for name, (offset, length) in zip(_names(offset_attributes), offsets, strict=True):
         # Each blob: 4-byte big-endian inflated size, then a zlib stream.
         value = _RReader(zlib.decompress(blobs[offset + 4 : offset + length])).read()
         if isinstance(value, tuple):  # attributes (e.g. a class) do not matter here
