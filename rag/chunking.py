@@ -91,7 +91,9 @@ def chunk_document(data: bytes, name: str, tokenizer: Tokenizer, chunk_tokens: i
         raise ValueError(f"chunk_tokens must be in ({SPECIAL_TOKENS}, {MAX_CHUNK_TOKENS}], got {chunk_tokens}")
     budget = chunk_tokens - SPECIAL_TOKENS
     if not 0 <= overlap_tokens < budget // 2:
-        raise ValueError(f"overlap_tokens must be in [0, {budget // 2}) for chunk_tokens={chunk_tokens}, got {overlap_tokens}")
+        raise ValueError(
+            f"overlap_tokens must be in [0, {budget // 2}) for chunk_tokens={chunk_tokens}, got {overlap_tokens}"
+        )
     decode_document(data, name)
     words = _words(data, tokenizer)
 

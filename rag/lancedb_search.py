@@ -68,7 +68,9 @@ def main() -> int:
             times.append((time.perf_counter() - start) * 1e3)
         print(json.dumps({"ids": ids, "scores": scores}))
     if times:
-        print(json.dumps({"search_ms_median": statistics.median(times), "chunks": description["chunks"]}), file=sys.stderr)
+        print(
+            json.dumps({"search_ms_median": statistics.median(times), "chunks": description["chunks"]}), file=sys.stderr
+        )
     return 0
 
 

@@ -31,7 +31,9 @@ def _load(args: argparse.Namespace) -> flat_index_format.FlatIndex:
         embedder_sha256 = hashlib.file_digest(f, "sha256").digest()
     documents, chunks, blocks = [], [], []
     settings = set()
-    for number, (chunks_path, vectors_path, document_path) in enumerate(zip(args.chunks, args.vectors, args.documents, strict=True)):
+    for number, (chunks_path, vectors_path, document_path) in enumerate(
+        zip(args.chunks, args.vectors, args.documents, strict=True)
+    ):
         with open(chunks_path, encoding="utf-8") as f:
             summary = json.load(f)
         with open(document_path, "rb") as f:

@@ -134,8 +134,7 @@ std::unique_ptr<FlatIndex> FlatIndex::Open(const std::string& path,
   const uint64_t vector_bytes = static_cast<uint64_t>(index->count_) *
                                 index->dim_ * ElementSize(index->type_);
   const bool int8 = index->type_ == VectorType::kInt8;
-  if (vectors_at % kAlignment != 0 ||
-      !Inside(vectors_at, vector_bytes, size) ||
+  if (vectors_at % kAlignment != 0 || !Inside(vectors_at, vector_bytes, size) ||
       (int8 && (scales_at % kAlignment != 0 ||
                 !Inside(scales_at, uint64_t{4} * index->count_, size))) ||
       !Inside(chunks_at, kChunkRecordSize * index->count_, size) ||

@@ -54,10 +54,10 @@ bool AssemblePrompt(const tokenizer::BpeTokenizer& tokenizer,
   const std::string clean_question = CollapseWhitespace(question);
   std::vector<std::string> texts;
   const auto render = [&](AssembledPrompt* prompt) {
-    prompt->text = chat->Apply(
-        {{"system", options.system_prompt},
-         {"user", UserMessage(clean_question, texts, passages)}},
-        /*add_generation_prompt=*/true);
+    prompt->text =
+        chat->Apply({{"system", options.system_prompt},
+                     {"user", UserMessage(clean_question, texts, passages)}},
+                    /*add_generation_prompt=*/true);
     prompt->ids = tokenizer.Encode(prompt->text);
     return static_cast<int64_t>(prompt->ids.size()) <= budget;
   };
@@ -69,9 +69,9 @@ bool AssemblePrompt(const tokenizer::BpeTokenizer& tokenizer,
     return false;
   }
   if (!render(&prompt)) {
-    *error = "the question alone makes a " +
-             std::to_string(prompt.ids.size()) + "-token prompt, over the " +
-             std::to_string(budget) + "-token budget (context " +
+    *error = "the question alone makes a " + std::to_string(prompt.ids.size()) +
+             "-token prompt, over the " + std::to_string(budget) +
+             "-token budget (context " +
              std::to_string(options.context_tokens) + " - " +
              std::to_string(options.max_new_tokens) +
              " new tokens); shorten the question or lower --max_new_tokens";

@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
   }
   const size_t count = bytes.size() / row_bytes;
   std::vector<float> queries(count * index->dim());
-  std::copy(bytes.begin(), bytes.end(), reinterpret_cast<char*>(queries.data()));
+  std::copy(bytes.begin(), bytes.end(),
+            reinterpret_cast<char*>(queries.data()));
 
   std::vector<double> times_ms;
   for (size_t q = 0; q < count; ++q) {

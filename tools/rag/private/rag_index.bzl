@@ -1,6 +1,6 @@
 """rag_index: documents -> chunks -> embeddings -> a flat index and a LanceDB table."""
 
-load("//tools/executorch/private:action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
+load(":action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
 load(":providers.bzl", "RagIndexInfo")
 
 VECTOR_DTYPES = ["fp32", "fp16", "int8"]
@@ -111,7 +111,7 @@ def _rag_index_impl(ctx):
     args.add("--out_flat", flat)
     args.add("--out_lancedb", lancedb.path)
     env = dict(PYTHON_ACTION_ENV)
-    env.update({"PYTHONPATH": ".", "RUST_LOG": "error"})
+    env["PYTHONPATH"] = "."
     ctx.actions.run(
         executable = ctx.executable._rag_python,
         arguments = [args],
