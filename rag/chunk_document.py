@@ -18,7 +18,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--document", required=True, help="the document (UTF-8 text)")
     parser.add_argument("--name", required=True, help="the document's name in the index")
-    parser.add_argument("--vocab", required=True, help="the embedder's WordPiece vocab.txt")
+    parser.add_argument("--tokenizer", required=True, help="the embedder's tokenizer.json (WordPiece)")
     parser.add_argument("--chunk_tokens", type=int, required=True)
     parser.add_argument("--overlap_tokens", type=int, required=True)
     parser.add_argument("--out_texts", required=True, help="JSON lines, one {'text': ...} per chunk")
@@ -27,7 +27,7 @@ def main() -> int:
 
     with open(args.document, "rb") as f:
         data = f.read()
-    tokenizer = wordpiece_counter(args.vocab)
+    tokenizer = wordpiece_counter(args.tokenizer)
     try:
         chunks = chunk_document(data, args.name, tokenizer, args.chunk_tokens, args.overlap_tokens)
     except DocumentError as e:

@@ -19,9 +19,6 @@ import dataclasses
 import re
 
 from tokenizers import Tokenizer
-from tokenizers.models import WordPiece
-from tokenizers.normalizers import BertNormalizer
-from tokenizers.pre_tokenizers import BertPreTokenizer
 
 SPECIAL_TOKENS = 2  # [CLS] ... [SEP]
 MAX_CHUNK_TOKENS = 256  # all-MiniLM-L6-v2's sequence limit
@@ -49,11 +46,11 @@ class _Word:
     paragraph: int
 
 
-def wordpiece_counter(vocab_path: str) -> Tokenizer:
-    """The uncased BERT WordPiece tokenizer all-MiniLM-L6-v2 uses."""
-    tokenizer = Tokenizer(WordPiece.from_file(vocab_path, unk_token="[UNK]"))
-    tokenizer.normalizer = BertNormalizer(lowercase=True, strip_accents=None, clean_text=True)
-    tokenizer.pre_tokenizer = BertPreTokenizer()
+def wordpiece_counter(tokenizer_json: str) -> Tokenizer:
+    """The embedder's own tokenizer (its tokenizer.json), without length limits."""
+    tokenizer = Tokenizer.from_file(tokenizer_json)
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
     return tokenizer
 
 

@@ -9,7 +9,7 @@ import unittest
 from rag.chunking import DocumentError, chunk_document, wordpiece_counter
 from tools.python.runfile import runfile
 
-VOCAB = runfile(os.environ["MINILM_VOCAB"])
+TOKENIZER_JSON = runfile(os.environ["MINILM_TOKENIZER"])
 CORPUS = os.environ["CORPUS"].split(",")
 
 
@@ -20,7 +20,7 @@ def _tokens(tokenizer, text: str) -> int:
 class ChunkingTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls) -> None:
-        cls.tokenizer = wordpiece_counter(VOCAB)
+        cls.tokenizer = wordpiece_counter(TOKENIZER_JSON)
 
     def chunk(self, data: bytes, chunk_tokens: int = 64, overlap_tokens: int = 8):
         return chunk_document(data, "doc.txt", self.tokenizer, chunk_tokens, overlap_tokens)

