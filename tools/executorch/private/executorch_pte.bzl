@@ -1,7 +1,9 @@
 """executorch_pte: exports an llm_checkpoint to an ExecuTorch .pte."""
 
 load(":action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
+load(":encoder_pte.bzl", "encoder_pte_impl")
 load(":providers.bzl", "LlmCheckpointInfo", "PteInfo")
+load(":sentence_encoder.bzl", "EncoderCheckpointInfo")
 
 QUANTIZE_MODES = ["none", "int4_weight_only", "8da4w"]
 BACKENDS = ["portable", "xnnpack"]
@@ -44,6 +46,8 @@ def _label_text(label):
     return "//{}:{}".format(label.package, label.name)
 
 def _executorch_pte_impl(ctx):
+    if EncoderCheckpointInfo in ctx.attr.model:
+        return encoder_pte_impl(ctx)
     _check_attrs(ctx)
     model = ctx.attr.model[LlmCheckpointInfo]
     pte = ctx.actions.declare_file(ctx.label.name + ".pte")
@@ -94,7 +98,11 @@ executorch_pte = rule(
     implementation = _executorch_pte_impl,
     doc = "Exports a LLaMA-architecture llm_checkpoint to `<name>.pte` plus `<name>.manifest.json`.",
     attrs = {
-        "model": attr.label(mandatory = True, providers = [LlmCheckpointInfo], doc = "An llm_checkpoint."),
+        "model": attr.label(
+            mandatory = True,
+            providers = [[LlmCheckpointInfo], [EncoderCheckpointInfo]],
+            doc = "An llm_checkpoint, or a sentence_encoder (see encoder_pte.bzl).",
+        ),
         "quantize": attr.string(default = "none", doc = "Linear-layer quantization."),
         "group_size": attr.int(default = 0, doc = "Group size of 4-bit weights: 32, 64 or 128."),
         "embedding_quantize": attr.string(default = "", doc = "\"<bits>,<group>\" (e.g. \"4,32\"); empty keeps fp32 embeddings."),
@@ -104,6 +112,11 @@ executorch_pte = rule(
         "hqq": attr.bool(default = False, doc = "HQQ scale search for 4-bit weights: slower export."),
         "_exporter": attr.label(
             default = "//tools/executorch:export_pte",
+            executable = True,
+            cfg = "exec",
+        ),
+        "_encoder_exporter": attr.label(
+            default = "//tools/executorch:export_encoder",
             executable = True,
             cfg = "exec",
         ),
