@@ -6,10 +6,12 @@ writes is a function of the rows. This rewrites exactly those three things,
 keeping every byte length (so no offset inside a file moves):
   * a data file's random name -> hex of the sha256 of its bytes;
   * the transaction uuid -> a uuid-shaped hex of the data files' hashes;
-  * the manifest's commit time -> the Unix epoch, encoded in as many bytes.
+  * the manifest's commit time -> an empty Timestamp (the epoch).
 The names are replaced wherever they occur (manifest, transaction file) and
 the files are renamed. LanceDB opens and searches the result as before
-(checked by //rag:lance_determinism_test).
+(checked by //rag:index_test). The data files themselves are deterministic
+only if no string column uses FSST (its symbol table is trained on a random
+sample); write_index.py asks for zstd.
 """
 
 from __future__ import annotations

@@ -65,6 +65,20 @@ def _write_lancedb(index: flat_index_format.FlatIndex, out_dir: str) -> None:
     os.makedirs(out_dir, exist_ok=True)
     vectors = index.dequantized()
     dim = vectors.shape[1]
+    # Lance compresses long strings with FSST, whose symbol table is trained
+    # on a random sample: same rows, different bytes on every run. zstd is
+    # deterministic.
+    deterministic = {"lance-encoding:compression": "zstd"}
+    schema = pa.schema(
+        [
+            pa.field("id", pa.int32()),
+            pa.field("vector", pa.list_(pa.float32(), dim)),
+            pa.field("text", pa.string(), metadata=deterministic),
+            pa.field("document", pa.string(), metadata=deterministic),
+            pa.field("byte_start", pa.int64()),
+            pa.field("byte_end", pa.int64()),
+        ]
+    )
     table = pa.table(
         {
             "id": pa.array(range(len(index.chunks)), pa.int32()),
@@ -73,7 +87,8 @@ def _write_lancedb(index: flat_index_format.FlatIndex, out_dir: str) -> None:
             "document": pa.array([index.documents[c.document].name for c in index.chunks], pa.string()),
             "byte_start": pa.array([c.start for c in index.chunks], pa.int64()),
             "byte_end": pa.array([c.end for c in index.chunks], pa.int64()),
-        }
+        },
+        schema=schema,
     )
     lancedb.connect(out_dir).create_table(TABLE, table)
     lance_determinism.make_reproducible(os.path.join(out_dir, TABLE + ".lance"))

@@ -20,6 +20,7 @@
 #include "runtime/rag/prompt_assembly.h"
 #include "runtime/rag/retriever.h"
 #include "runtime/runtime_log.h"
+#include "runtime/sha256.h"
 #include "runtime/tokenizer/bpe_tokenizer.h"
 #include "runtime/utf8_stream.h"
 
@@ -341,8 +342,7 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
 
   if (flags.Has("stats_json")) {
-    generation.load_ms = runner->load_ms();
-    generation.warmup_ms = runner->warmup_ms();
+    generation.model_sha256 = llm::Sha256File(runner_options.program.pte_path);
     const std::string json =
         "{\n  \"retrieval\": " +
         RetrievalJson(hits, retrieval, &prompt, index_sha, dtype) +

@@ -21,6 +21,7 @@ std::string RetrievedPassage::Source() const {
          "-" + std::to_string(byte_end);
 }
 
+Retriever::Retriever(Key) {}
 Retriever::~Retriever() = default;
 
 std::unique_ptr<Retriever> Retriever::Create(const RetrieverOptions& options,

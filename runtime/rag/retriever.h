@@ -67,7 +67,7 @@ class Retriever {
     friend class Retriever;
     Key() = default;
   };
-  explicit Retriever(Key) {}
+  explicit Retriever(Key);
 
  private:
   std::unique_ptr<FlatIndex> index_;

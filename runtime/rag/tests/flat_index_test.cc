@@ -72,7 +72,9 @@ void ExpectExactTopK(const FlatIndex& index) {
         // Only a near-tie may be ordered differently by float rounding.
         EXPECT_NEAR(reference[hits[i].chunk], reference[order[i]], 1e-5);
       }
-      if (i > 0) EXPECT_GE(hits[i - 1].score, hits[i].score);
+      if (i > 0) {
+        EXPECT_GE(hits[i - 1].score, hits[i].score);
+      }
     }
   }
 }
@@ -90,8 +92,9 @@ TEST(FlatIndexTest, HeaderAndChunksOfTheAustenIndex) {
     const ChunkInfo chunk = index->chunk(i);
     EXPECT_EQ(chunk.text.size(), chunk.byte_end - chunk.byte_start);
     EXPECT_LE(chunk.tokens, index->chunk_tokens() - 2);
-    if (i > 0 && chunk.document == index->chunk(i - 1).document)
+    if (i > 0 && chunk.document == index->chunk(i - 1).document) {
       EXPECT_GT(chunk.byte_start, previous_start);
+    }
     previous_start = chunk.byte_start;
   }
   EXPECT_EQ(index->document_name(index->chunk(0).document),

@@ -87,6 +87,10 @@ def _rag_index_impl(ctx):
                 "--vocab=" + vocab.path,
                 "--input=" + texts.path,
                 "--output=" + vectors.path,
+                # A fixed count, not the host's: the vectors (and so the
+                # index bytes) must not depend on the machine that builds.
+                # (Also: embed with one thread deadlocks in this version.)
+                "--threads=2",
             ],
             inputs = [pte, vocab, texts],
             outputs = [vectors],
@@ -133,7 +137,12 @@ def _rag_index_impl(ctx):
             vector_dtype = ctx.attr.vector_dtype,
             dim = ctx.attr.dim,
         ),
-        OutputGroupInfo(vectors = depset(vector_files), chunks = depset(chunk_files)),
+        OutputGroupInfo(
+            flat = depset([flat]),
+            lancedb = depset([lancedb]),
+            vectors = depset(vector_files),
+            chunks = depset(chunk_files),
+        ),
     ]
 
 rag_index = rule(
