@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import os
+import subprocess
+import tempfile
 import unittest
 
 from rag.chunking import DocumentError, chunk_document, wordpiece_counter
@@ -83,6 +85,25 @@ class ChunkingTest(unittest.TestCase):
                 self.chunk(data)
             self.assertIn(expected, str(raised.exception))
             self.assertIn("doc.txt", str(raised.exception))
+
+    def test_the_index_action_fails_clearly_on_bad_documents(self) -> None:
+        # What a rag_index build prints for them (chunk_document is its action).
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, data, expected in (
+                ("empty.txt", b"\n\n", "rag_index: error: empty.txt is empty; remove it from `docs`"),
+                ("latin1.txt", "na\u00efve".encode("latin-1"), "rag_index: error: latin1.txt is not UTF-8 (byte 2"),
+            ):
+                path = os.path.join(tmp, name)
+                with open(path, "wb") as f:
+                    f.write(data)
+                result = subprocess.run(
+                    [runfile("rag/chunk_document"), "--document", path, "--name", name, "--tokenizer", TOKENIZER_JSON,
+                     "--chunk_tokens", "256", "--overlap_tokens", "32", "--out_texts", path + ".jsonl", "--out_chunks", path + ".json"],
+                    capture_output=True, text=True, timeout=120,
+                )  # fmt: skip
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(expected, result.stderr)
+        self.assertIn("iconv", result.stderr)
 
     def test_bad_settings_are_refused(self) -> None:
         with self.assertRaises(ValueError):

@@ -35,7 +35,7 @@ Index and embedder:
   --index=PATH           the .flat file of a rag_index target
   --embedder=PATH        the embedder .pte that built the index
   --vocab=PATH           the embedder's vocab.txt
-  --top_k=N              passages to retrieve [4]
+  --top_k=N              passages to retrieve and offer the model [3]
 Answering:
   --model=PATH           the language model .pte
   --tokenizer=PATH       its compiled tokenizer (.tok)
@@ -234,7 +234,7 @@ int main(int argc, char** argv) {
   }
   std::string error;
   long top_k = 0, max_new_tokens = 0, context_tokens = 0, threads = 0;
-  if (!ParseCount(flags, "top_k", 4, &top_k, &error) ||
+  if (!ParseCount(flags, "top_k", 3, &top_k, &error) ||
       !ParseCount(flags, "max_new_tokens", 128, &max_new_tokens, &error) ||
       !ParseCount(flags, "context_tokens", 0, &context_tokens, &error) ||
       !ParseCount(flags, "threads", 0, &threads, &error)) {
@@ -289,8 +289,8 @@ int main(int argc, char** argv) {
   auto runner = llm::LlmRunner::Create(runner_options, &error);
   if (!runner) return Fail(kRuntimeError, error);
 
-  std::vector<llm::rag::Passage> passages;
-  for (const auto& hit : hits) passages.push_back({hit.text, hit.Source()});
+  std::vector<std::string_view> passages;
+  for (const auto& hit : hits) passages.push_back(hit.text);
   llm::rag::PromptOptions prompt_options;
   prompt_options.context_tokens =
       context_tokens > 0 ? context_tokens : runner->limits().max_context_len;

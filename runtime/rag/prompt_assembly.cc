@@ -24,15 +24,14 @@ std::string CollapseWhitespace(std::string_view text) {
 }
 
 std::string UserMessage(std::string_view question,
-                        const std::vector<std::string>& passages,
-                        const std::vector<Passage>& sources) {
-  std::string message = "Passages:\n";
+                        const std::vector<std::string>& passages) {
+  std::string message = "Read the text and answer the question.\n\nText:\n";
   for (size_t i = 0; i < passages.size(); ++i) {
-    message += "\n[" + std::to_string(i + 1) + "] (" + sources[i].source +
-               ")\n" + passages[i] + "\n";
+    message += passages[i] + "\n\n";
   }
-  message += "\nQuestion: ";
+  message += "Question: ";
   message.append(question.data(), question.size());
+  message += "\nAnswer in one short sentence.";
   return message;
 }
 
@@ -40,7 +39,7 @@ std::string UserMessage(std::string_view question,
 
 bool AssemblePrompt(const tokenizer::BpeTokenizer& tokenizer,
                     std::string_view question,
-                    const std::vector<Passage>& passages,
+                    const std::vector<std::string_view>& passages,
                     const PromptOptions& options, AssembledPrompt* out,
                     std::string* error) {
   const tokenizer::ChatMlTemplate* chat = tokenizer.chat_template();
@@ -56,7 +55,7 @@ bool AssemblePrompt(const tokenizer::BpeTokenizer& tokenizer,
   const auto render = [&](AssembledPrompt* prompt) {
     prompt->text =
         chat->Apply({{"system", options.system_prompt},
-                     {"user", UserMessage(clean_question, texts, passages)}},
+                     {"user", UserMessage(clean_question, texts)}},
                     /*add_generation_prompt=*/true);
     prompt->ids = tokenizer.Encode(prompt->text);
     return static_cast<int64_t>(prompt->ids.size()) <= budget;
@@ -77,8 +76,8 @@ bool AssemblePrompt(const tokenizer::BpeTokenizer& tokenizer,
              " new tokens); shorten the question or lower --max_new_tokens";
     return false;
   }
-  for (const Passage& passage : passages) {
-    texts.push_back(CollapseWhitespace(passage.text));
+  for (std::string_view passage : passages) {
+    texts.push_back(CollapseWhitespace(passage));
     AssembledPrompt candidate;
     if (render(&candidate)) {
       prompt = std::move(candidate);

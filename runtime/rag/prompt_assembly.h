@@ -2,6 +2,10 @@
 // the language model's context budget. Shared by the ask CLI and the Android
 // app's RAG seam.
 //
+// The user message is the passages' text (whitespace runs collapsed: the
+// documents are hard-wrapped), then the question. A 135M model answers more
+// to the point without source labels in its prompt; ask prints the sources.
+//
 // Policy when the passages do not all fit (budget = context_tokens -
 // max_new_tokens, counted with the model's own tokenizer on the final chat
 // prompt):
@@ -23,17 +27,11 @@
 
 namespace llm::rag {
 
-struct Passage {
-  std::string_view text;
-  std::string source;  // e.g. "persuasion.txt, bytes 1200-1734"
-};
-
 struct PromptOptions {
   int64_t context_tokens = 2048;  // the model's KV-cache length
   int64_t max_new_tokens = 128;   // reserved for the answer
   std::string system_prompt =
-      "You answer questions about books. Use only the numbered passages the "
-      "user gives. Answer in one or two sentences.";
+      "You answer questions about books from the text the user gives.";
 };
 
 struct AssembledPrompt {
@@ -48,7 +46,7 @@ struct AssembledPrompt {
 // or the tokenizer has no chat template.
 bool AssemblePrompt(const tokenizer::BpeTokenizer& tokenizer,
                     std::string_view question,
-                    const std::vector<Passage>& passages,
+                    const std::vector<std::string_view>& passages,
                     const PromptOptions& options, AssembledPrompt* out,
                     std::string* error);
 
