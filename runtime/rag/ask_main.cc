@@ -21,6 +21,7 @@
 #include "runtime/rag/retriever.h"
 #include "runtime/runtime_log.h"
 #include "runtime/sha256.h"
+#include "runtime/threadpool_control.h"
 #include "runtime/tokenizer/bpe_tokenizer.h"
 #include "runtime/utf8_stream.h"
 
@@ -243,6 +244,11 @@ int main(int argc, char** argv) {
   if (top_k == 0) return Fail(kUsageError, "--top_k must be at least 1");
   const bool warmup = IsTrue(flags.Get("warmup", "false"));
 
+  // Size ExecuTorch's thread pool once, before any program loads: resizing
+  // it later leaves the embedder's XNNPACK delegate with a stale pool.
+  const uint32_t thread_count = llm::SetThreadCount(
+      threads > 0 ? static_cast<uint32_t>(threads) : llm::DefaultThreadCount());
+
   llm::rag::RetrieverOptions retriever_options;
   retriever_options.index_path = flags.Get("index");
   retriever_options.embedder_path = flags.Get("embedder");
@@ -284,7 +290,7 @@ int main(int argc, char** argv) {
   if (!tokenizer) return Fail(kUsageError, error);
   llm::RunnerOptions runner_options;
   runner_options.program.pte_path = flags.Get("model");
-  runner_options.threads = static_cast<uint32_t>(threads);
+  runner_options.threads = thread_count;
   runner_options.warmup = warmup;
   auto runner = llm::LlmRunner::Create(runner_options, &error);
   if (!runner) return Fail(kRuntimeError, error);

@@ -49,6 +49,8 @@ class Retriever {
  public:
   // Opens both and checks that the index records this embedder's sha256
   // (an index built by another embedder is an error that says to rebuild).
+  // Size ExecuTorch's thread pool (llm::SetThreadCount) before this, not
+  // after: the embedder's XNNPACK delegate keeps the pool it loaded with.
   static std::unique_ptr<Retriever> Create(const RetrieverOptions& options,
                                            std::string* error);
   ~Retriever();

@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -45,6 +46,7 @@ class AskTest(unittest.TestCase):
         interfaces = subprocess.run([*prefix, "cat", "/proc/net/dev"], capture_output=True, text=True, check=True)
         names = [line.split(":")[0].strip() for line in interfaces.stdout.splitlines()[2:]]
         self.assertEqual(names, ["lo"], f"the pipeline must run with no network (prefix {prefix})")
+        print(f"network namespace: {'unshare -rn' if prefix else 'the test sandbox (block-network)'}", file=sys.stderr)
 
         with tempfile.TemporaryDirectory() as tmp:
             stats_path = os.path.join(tmp, "stats.json")
