@@ -65,14 +65,13 @@ class IndexTest(unittest.TestCase):
         built = []
         for attempt in range(2):
             with tempfile.TemporaryDirectory() as out:
-                os.chdir(out)  # another folder each time
                 flat = os.path.join(out, f"rebuilt{attempt}.flat")
                 lancedb = os.path.join(out, "db")
                 subprocess.run(
                     [self.python, runfile("rag/write_index.py"), "--chunks", *chunks, "--vectors", *vectors,
                      "--documents", *documents, "--embedder", runfile(os.environ["EMBEDDER_PTE"]), "--dim", "384",
                      "--vector_dtype", self.index.dtype, "--out_flat", flat, "--out_lancedb", lancedb],
-                    check=True, env=_rag_env(), timeout=600,
+                    check=True, env=_rag_env(), timeout=600, cwd=out,  # another folder each time
                 )  # fmt: skip
                 with open(flat, "rb") as f:
                     built.append((f.read(), _tree(lancedb)))
