@@ -71,6 +71,11 @@ def expected_spans(questions: list[dict]) -> list[tuple[str, int, int]]:
     return spans
 
 
+def has_fact(answer: str, facts: list[str]) -> bool:
+    """True if the answer contains one of the facts as whole words ("5" is not in "15")."""
+    return any(re.search(rf"(?<!\w){re.escape(fact)}(?!\w)", answer, re.IGNORECASE) for fact in facts)
+
+
 def hit(passage: dict, span: tuple[str, int, int]) -> bool:
     document, start, end = span
     return passage["document"] == document and passage["byte_start"] < end and passage["byte_end"] > start
@@ -158,7 +163,7 @@ def evaluate(variant: str, questions: list[dict], spans: list) -> dict:
         for number, (question, span) in enumerate(zip(questions, spans, strict=True)):
             answer, stats = run_ask(index, embedder, question["question"], os.path.join(tmp, "stats.json"))
             offered = stats["retrieval"]["passages"]
-            contains = any(fact.lower() in answer.lower() for fact in question["answer"])
+            contains = has_fact(answer, question["answer"])
             row = {
                 "id": question["id"],
                 "hit_at_1": hit(retrieved[number][0], span),

@@ -42,6 +42,9 @@ Answering:
   --tokenizer=PATH       its compiled tokenizer (.tok)
   --max_new_tokens=N     [128]
   --context_tokens=N     prompt + answer budget [the model's context length]
+  --whole_answer         keep generating past the first paragraph (by
+                         default the answer ends at its first blank line:
+                         a small model tends to repeat itself after it)
   --retrieve_only        print the passages, do not generate
   --show_prompt          print the assembled prompt on stderr
 Runtime:
@@ -54,7 +57,7 @@ const char* const kKnownFlags[] = {
     "index",         "embedder",       "vocab",          "top_k",
     "model",         "tokenizer",      "max_new_tokens", "context_tokens",
     "retrieve_only", "show_prompt",    "threads",        "warmup",
-    "stats_json",    "question",       "help"};
+    "stats_json",    "question",       "help",           "whole_answer"};
 
 struct Flags {
   std::map<std::string, std::string> values;
@@ -323,21 +326,38 @@ int main(int argc, char** argv) {
   config.max_new_tokens = max_new_tokens;
   for (int32_t id : tokenizer->stop_ids()) config.extra_stop_ids.push_back(id);
   std::vector<int64_t> ids(prompt.ids.begin(), prompt.ids.end());
+  const bool whole_answer = IsTrue(flags.Get("whole_answer", "false"));
   llm::Utf8Stream stream;
+  std::string answer;  // what has been printed
+  bool cut = false;
   const auto on_token = [&](int64_t token) {
     const std::string text =
         stream.Push(tokenizer->TokenBytes(static_cast<int32_t>(token)));
+    if (!whole_answer &&
+        answer.find_first_not_of(" \n") != std::string::npos) {
+      const std::string combined = answer + text;
+      const size_t end = combined.find("\n\n", answer.size() - 1);
+      if (end != std::string::npos) {
+        // The first paragraph is the answer.
+        const size_t keep = end > answer.size() ? end - answer.size() : 0;
+        std::fwrite(text.data(), 1, keep, stdout);
+        cut = true;
+        return false;
+      }
+    }
+    answer += text;
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
     return true;
   };
   llm::GenerationStats generation;
   const bool ok = runner->Generate(ids, config, on_token, &generation, &error);
-  const std::string rest = stream.Flush();
+  const std::string rest = cut ? "" : stream.Flush();
   std::fwrite(rest.data(), 1, rest.size(), stdout);
   if (!ok) return Fail(kRuntimeError, error);
 
-  std::printf("\n\nSources:\n");
+  std::printf(!answer.empty() && answer.back() == '\n' ? "\nSources:\n"
+                                                        : "\n\nSources:\n");
   for (size_t i = 0; i < prompt.passages_used; ++i) {
     std::printf("  [%zu] %s (score %.3f)%s\n", i + 1, hits[i].Source().c_str(),
                 hits[i].score,
