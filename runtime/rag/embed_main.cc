@@ -161,6 +161,9 @@ int Main(int argc, char** argv) {
   }
 
   Stats stats;
+  // Before loading: XNNPACK takes the pool's threads when the program loads,
+  // and resizing the pool afterwards hangs it.
+  stats.threads = SetThreadCount(threads);
   const auto load_start = Clock::now();
   std::string error;
   std::unique_ptr<Embedder> embedder =
@@ -170,7 +173,6 @@ int Main(int argc, char** argv) {
     return kRuntimeError;
   }
   stats.load_ms = MsSince(load_start);
-  stats.threads = SetThreadCount(threads);
   stats.model_sha256 = embedder->model_sha256();
   stats.dim = embedder->dim();
   stats.max_tokens = embedder->max_tokens();
