@@ -80,7 +80,9 @@ TEST(WordPieceTokenizerTest, UnknownAndOverlongWordsAreOneUnk) {
   const WordPieceTokenizer tokenizer = Load();
   const int32_t unk = tokenizer.unk_id();
   // A character with no token makes the whole word [UNK].
-  EXPECT_EQ(tokenizer.Encode("ab\xE2\x98\x83" "cd")[1], unk);
+  EXPECT_EQ(tokenizer.Encode("ab\xE2\x98\x83"
+                             "cd")[1],
+            unk);
   EXPECT_EQ(tokenizer.Encode(std::string(101, 'x')).size(), 3u);
   EXPECT_EQ(tokenizer.Encode(std::string(101, 'x'))[1], unk);
   EXPECT_NE(tokenizer.Encode(std::string(100, 'x'))[1], unk);
@@ -88,7 +90,9 @@ TEST(WordPieceTokenizerTest, UnknownAndOverlongWordsAreOneUnk) {
 
 TEST(WordPieceTokenizerTest, InvalidUtf8IsDropped) {
   const WordPieceTokenizer tokenizer = Load();
-  EXPECT_EQ(tokenizer.Encode("a\xFF\xC3" "b"), tokenizer.Encode("ab"));
+  EXPECT_EQ(tokenizer.Encode("a\xFF\xC3"
+                             "b"),
+            tokenizer.Encode("ab"));
 }
 
 TEST(WordPieceTokenizerTest, DamagedFilesAreRefused) {
