@@ -23,7 +23,7 @@ mode=check
 starlark_files=$(git ls-files '*.bzl' '*.bazel' 'WORKSPACE' | grep -v '^third_party/')
 # shellcheck disable=SC2086
 "$buildifier" -mode=$mode -lint=warn -warnings=-native-py $starlark_files
-cc_files=$(git ls-files '*.cc' '*.h')
+cc_files=$(git ls-files '*.c' '*.cc' '*.h')
 if [ $mode = fix ]; then
   "$ruff" check --fix .
   "$ruff" format .
