@@ -52,8 +52,11 @@ import java.util.concurrent.Executors
 class ChatViewModel(
     application: Application,
     /** The RAG seam (see ContextProvider): NoContext until retrieval is wired in. */
-    private val contextProvider: ContextProvider = NoContext,
+    private val contextProvider: ContextProvider,
 ) : AndroidViewModel(application) {
+    /** What the default ViewModel factory calls (by viewModels()): no retrieval. */
+    constructor(application: Application) : this(application, NoContext)
+
     private val engine = LlmEngine()
     private val engineExecutor = Executors.newSingleThreadExecutor { task -> Thread(task, "llm-engine") }
     private val engineDispatcher = engineExecutor.asCoroutineDispatcher()
@@ -82,7 +85,10 @@ class ChatViewModel(
         }
     }
 
-    val modelNames: List<String> get() = modelFiles.available()
+    private val mutableModelNames = MutableStateFlow(listOf(ModelFiles.BUNDLED))
+
+    /** The bundled model and any side-loaded ones; refreshed (off the main thread) at each load. */
+    val modelNames: StateFlow<List<String>> = mutableModelNames.asStateFlow()
 
     fun send(question: String) {
         val text = question.trim()
@@ -161,6 +167,7 @@ class ChatViewModel(
     private fun loadNow(): Boolean {
         val name = mutableState.value.settings.modelName
         dispatch(ChatEvent.LoadProgress(LoadStage.PREPARING_FILES, 0f))
+        mutableModelNames.value = modelFiles.available()
         val model =
             try {
                 modelFiles.prepare(name) { dispatch(ChatEvent.LoadProgress(LoadStage.PREPARING_FILES, it)) }

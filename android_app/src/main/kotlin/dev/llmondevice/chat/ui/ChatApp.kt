@@ -19,6 +19,7 @@ import dev.llmondevice.chat.chat.EngineStatus
 fun ChatApp(viewModel: ChatViewModel) {
     // Collects only while the screen is at least STARTED: no recompositions in the background.
     val state by viewModel.uiState.collectAsStateWithLifecycle()
+    val modelNames by viewModel.modelNames.collectAsStateWithLifecycle()
     var showSettings by rememberSaveable { mutableStateOf(false) }
 
     // Leaving the screen stops the native loop before its next token.
@@ -29,7 +30,7 @@ fun ChatApp(viewModel: ChatViewModel) {
         showSettings -> {
             SettingsScreen(
                 settings = state.settings,
-                modelNames = viewModel.modelNames,
+                modelNames = modelNames,
                 onChange = viewModel::updateSettings,
                 onDone = { showSettings = false },
             )
