@@ -12,8 +12,8 @@ import java.util.concurrent.TimeUnit
 /**
  * `bazel run //android_app:engine_bench`: the app's LlmEngine (JNI, host build) against
  * llm_main on the same program, question, answer length and threads, in alternating
- * rounds. Prints medians of the runtime's own TTFT and decode speed, plus what the
- * Kotlin caller sees end to end: the JNI callback's cost per streamed token.
+ * rounds. Prints medians of the runtime's own TTFT and decode speed, and what
+ * streaming a token into Kotlin costs on top of its decode step.
  *
  *   --runs=5 --max_new_tokens=64 --threads=N (default: half the cores)
  */
@@ -34,17 +34,17 @@ fun main(args: Array<String>) {
     engine.generate(prompt, params) {}
 
     val jni = mutableListOf<GenerationStats>()
-    val wallMsPerToken = mutableListOf<Double>()
+    val overheadMs = mutableListOf<Double>()
     val cli = mutableListOf<Map<String, Any?>>()
     repeat(runs) {
-        var tokens = 0
-        val start = System.nanoTime()
-        val stats = engine.generate(prompt, params) { tokens++ }
-        val wallMs = (System.nanoTime() - start) / 1e6
+        val arrivals = ArrayList<Long>(maxNewTokens)
+        val stats = engine.generate(prompt, params) { arrivals += System.nanoTime() }
         jni += stats
-        // What the runtime did not count: the callback into Kotlin and back, per token.
-        val modelMs = stats.ttftMs + (stats.generatedTokens - 1) / stats.decodeTokensPerSecond * 1000
-        wallMsPerToken += (wallMs - modelMs) / tokens
+        // Between two tokens reaching Kotlin lie one decode step (which the runtime
+        // times) and one trip through the bridge: callback, UTF-8 to UTF-16, JNI.
+        for (step in 0 until minOf(arrivals.size - 1, stats.tokenLatencyMs.size)) {
+            overheadMs += (arrivals[step + 1] - arrivals[step]) / 1e6 - stats.tokenLatencyMs[step]
+        }
         cli += runLlmMain(llmMain, pte, tokenizer, question, maxNewTokens, threads)
     }
     engine.close()
@@ -52,7 +52,7 @@ fun main(args: Array<String>) {
     fun median(values: List<Double>): Double = values.sorted()[values.size / 2]
 
     fun cliMedian(key: String): Double = median(cli.map { it[key] as Double })
-    println("program: $pte (load ${fmt(limits.loadMs)} ms incl. warm-up ${fmt(limits.warmupMs)} ms), threads $threads")
+    println("program: ${File(pte).name} (load ${fmt(limits.loadMs)} ms incl. warm-up ${fmt(limits.warmupMs)} ms), threads $threads")
     println("question: \"$question\", up to $maxNewTokens new tokens, greedy, $runs rounds (medians)")
     println("| runner | TTFT ms | decode tok/s | tokens |")
     println("|---|---|---|---|")
@@ -64,7 +64,9 @@ fun main(args: Array<String>) {
         "| llm_main | ${fmt(cliMedian("ttft_ms"))} | ${fmt(cliMedian("decode_tokens_per_s"))} | " +
             "${(cli.first()["generated_tokens"] as Double).toInt()} |",
     )
-    println("JNI streaming overhead: ${String.format(Locale.ROOT, "%.1f", median(wallMsPerToken) * 1000)} µs per token (median)")
+    println(
+        "JNI streaming cost per token (median of ${overheadMs.size}): ${String.format(Locale.ROOT, "%.1f", median(overheadMs) * 1000)} µs",
+    )
 }
 
 private fun fmt(value: Double) = String.format(Locale.ROOT, "%.1f", value)

@@ -17,6 +17,8 @@ data class GenerationStats(
     val tokenLatencyP50Ms: Double,
     val tokenLatencyP95Ms: Double,
     val peakRssMb: Double,
+    /** Each decode step's time (forward + sample), in order. */
+    val tokenLatencyMs: List<Double>,
     /** eos, max_new_tokens, context_full or callback (stopped). */
     val stopReason: String,
 ) {
@@ -41,6 +43,7 @@ data class GenerationStats(
                 tokenLatencyP50Ms = number("token_latency_p50_ms"),
                 tokenLatencyP95Ms = number("token_latency_p95_ms"),
                 peakRssMb = number("peak_rss_mb"),
+                tokenLatencyMs = (fields["token_latency_ms"] as? List<*>).orEmpty().filterIsInstance<Double>(),
                 stopReason = fields["stop_reason"] as? String ?: "",
             )
         }

@@ -41,6 +41,7 @@ class GenerationStatsTest {
         assertEquals(37, stats.promptTokens)
         assertEquals(51, stats.generatedTokens)
         assertEquals(238.656, stats.decodeTokensPerSecond)
+        assertEquals(listOf(4.1, 4.2), stats.tokenLatencyMs)
         assertTrue(stats.stopped)
     }
 
