@@ -33,13 +33,17 @@ starlark_files=$(git ls-files '*.bzl' '*.bazel' 'WORKSPACE' | grep -v '^third_pa
 cc_files=$(git ls-files '*.cc' '*.h')
 kotlin_files=$(git ls-files '*.kt' '*.kts')
 if [ $mode = fix ]; then
-  "$ruff" check --fix . && "$ruff" format .
+  "$ruff" check --fix .
+  "$ruff" format .
   # shellcheck disable=SC2086
   clang-format -i $cc_files
   # shellcheck disable=SC2086
   "$ktlint" --format --relative $kotlin_files
 else
-  "$ruff" check . && "$ruff" format --check .
+  # One command per line: under `set -e` a failure on the left of && would
+  # not stop the script.
+  "$ruff" check .
+  "$ruff" format --check .
   # shellcheck disable=SC2086
   clang-format --dry-run --Werror $cc_files
   # shellcheck disable=SC2086
