@@ -70,8 +70,8 @@ class ChatViewModel(
     /** Written on the main thread, read by the engine thread before each answer. */
     @Volatile private var thermal: ThermalDecision = thermalPolicy.normal
 
-    /** True while an answer waits out a thermal pause (no native loop to stop yet). */
-    @Volatile private var pausing = false
+    /** True while the native loop runs; before that (queued, pausing) there is nothing to flag. */
+    @Volatile private var nativeRunning = false
 
     // Read and written on the engine thread only.
     private var loadedThreads = 0
@@ -123,7 +123,9 @@ class ChatViewModel(
 
     fun stopAnswer() {
         engine.stop()
-        if (pausing) answerJob?.cancel()
+        // Not in the native loop yet: cancel instead (if the loop starts meanwhile, its
+        // first token callback sees the cancellation and stops it).
+        if (!nativeRunning) answerJob?.cancel()
     }
 
     fun onScreenHidden() = stopAnswer()
@@ -203,14 +205,7 @@ class ChatViewModel(
         question: String,
         history: List<PromptAssembler.Exchange>,
     ) {
-        if (thermal.pauseBeforeAnswerMs > 0) {
-            pausing = true
-            try {
-                delay(thermal.pauseBeforeAnswerMs)
-            } finally {
-                pausing = false
-            }
-        }
+        if (thermal.pauseBeforeAnswerMs > 0) delay(thermal.pauseBeforeAnswerMs)
         // The thread count is fixed at load (XNNPACK binds the pool then): follow the
         // thermal policy by reloading between answers; the file stays mapped in the page cache.
         if (threadsWanted() != loadedThreads && !loadNow()) {
@@ -228,14 +223,19 @@ class ChatViewModel(
                 reservedForAnswer = settings.maxNewTokens,
             )
         val job = currentCoroutineContext().job
+        nativeRunning = true
         val stats =
-            engine.generate(
-                prompt,
-                GenerationParams(maxNewTokens = settings.maxNewTokens, temperature = settings.temperature, seed = turnId),
-            ) {
-                // Throws CancellationException into the native loop, which stops there.
-                job.ensureActive()
-                dispatch(ChatEvent.TokenStreamed(turnId, it.text))
+            try {
+                engine.generate(
+                    prompt,
+                    GenerationParams(maxNewTokens = settings.maxNewTokens, temperature = settings.temperature, seed = turnId),
+                ) {
+                    // Throws CancellationException into the native loop, which stops there.
+                    job.ensureActive()
+                    dispatch(ChatEvent.TokenStreamed(turnId, it.text))
+                }
+            } finally {
+                nativeRunning = false
             }
         dispatch(
             ChatEvent.AnswerFinished(
