@@ -176,6 +176,9 @@ class LlmEngineJvmTest {
         val notFound = assertFailsWith<ModelLoadException> { engine.load(missing, tokenizer) }
         assertTrue(notFound.message!!.contains(missing), notFound.message)
 
+        val noTokenizer = assertFailsWith<ModelLoadException> { engine.load(pte, "$missing.tok") }
+        assertTrue(noTokenizer.message!!.contains("$missing.tok"), noTokenizer.message)
+
         val truncated = File(System.getenv("TEST_TMPDIR") ?: "/tmp", "truncated.pte")
         File(pte).inputStream().use { input -> truncated.writeBytes(input.readNBytes(1 shl 20)) }
         val corrupt = assertFailsWith<ModelLoadException> { engine.load(truncated.absolutePath, tokenizer) }
