@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "runtime/jni/llm_session.h"
+#include "runtime/jni/utf16.h"
 
 namespace {
 
@@ -30,84 +30,21 @@ void Throw(JNIEnv* env, const char* class_name, const std::string& message) {
   env->DeleteLocalRef(type);
 }
 
+// JNI's GetStringUTFChars/NewStringUTF use modified UTF-8, which mangles
+// emoji; go through the string's UTF-16 instead.
 std::string ToUtf8(JNIEnv* env, jstring text) {
   if (text == nullptr) return "";
-  // GetStringUTFChars gives modified UTF-8, which differs from UTF-8 for
-  // U+0000 and supplementary characters (emoji); encode from UTF-16 instead.
   const jsize length = env->GetStringLength(text);
-  std::vector<jchar> units(static_cast<size_t>(length));
-  env->GetStringRegion(text, 0, length, units.data());
-  std::string out;
-  for (size_t i = 0; i < units.size(); ++i) {
-    uint32_t cp = units[i];
-    if (cp >= 0xD800 && cp <= 0xDBFF && i + 1 < units.size() &&
-        units[i + 1] >= 0xDC00 && units[i + 1] <= 0xDFFF) {
-      cp = 0x10000 + ((cp - 0xD800) << 10) + (units[i + 1] - 0xDC00);
-      ++i;
-    }
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-  return out;
+  std::u16string units(static_cast<size_t>(length), u'\0');
+  static_assert(sizeof(jchar) == sizeof(char16_t), "jchar is UTF-16");
+  env->GetStringRegion(text, 0, length, reinterpret_cast<jchar*>(&units[0]));
+  return llm::Utf16ToUtf8(units);
 }
 
-// NewStringUTF expects modified UTF-8, which mangles emoji (4-byte UTF-8);
-// decode to UTF-16 ourselves. Invalid bytes become U+FFFD.
 jstring ToJavaString(JNIEnv* env, const std::string& utf8) {
-  std::vector<jchar> units;
-  units.reserve(utf8.size());
-  size_t i = 0;
-  while (i < utf8.size()) {
-    const auto byte = static_cast<unsigned char>(utf8[i]);
-    int extra = -1;  // continuation bytes that follow
-    uint32_t cp = 0;
-    if (byte < 0x80) {
-      extra = 0;
-      cp = byte;
-    } else if ((byte >> 5) == 0x6) {
-      extra = 1;
-      cp = byte & 0x1F;
-    } else if ((byte >> 4) == 0xE) {
-      extra = 2;
-      cp = byte & 0x0F;
-    } else if ((byte >> 3) == 0x1E) {
-      extra = 3;
-      cp = byte & 0x07;
-    }
-    bool valid = extra >= 0 && i + static_cast<size_t>(extra) < utf8.size();
-    for (int k = 1; valid && k <= extra; ++k) {
-      const auto next = static_cast<unsigned char>(utf8[i + k]);
-      valid = (next & 0xC0) == 0x80;
-      cp = (cp << 6) | (next & 0x3F);
-    }
-    if (!valid) {
-      units.push_back(0xFFFD);
-      ++i;
-      continue;
-    }
-    i += static_cast<size_t>(extra) + 1;
-    if (cp >= 0x10000) {
-      cp -= 0x10000;
-      units.push_back(static_cast<jchar>(0xD800 + (cp >> 10)));
-      units.push_back(static_cast<jchar>(0xDC00 + (cp & 0x3FF)));
-    } else {
-      units.push_back(static_cast<jchar>(cp));
-    }
-  }
-  return env->NewString(units.data(), static_cast<jsize>(units.size()));
+  const std::u16string units = llm::Utf8ToUtf16(utf8);
+  return env->NewString(reinterpret_cast<const jchar*>(units.data()),
+                        static_cast<jsize>(units.size()));
 }
 
 llm::LlmSession* FromHandle(JNIEnv* env, jlong handle) {
