@@ -16,7 +16,7 @@ def _label_text(label):
 def _check_encoder_attrs(ctx):
     attrs = ctx.attr
     if attrs.quantize not in ENCODER_QUANTIZE_MODES:
-        fail("executorch_pte {}: quantize \"{}\" is not available for a sentence_encoder; choose one of {} (8da8w: int8 weights, int8 dynamic activations)".format(
+        fail("executorch_pte {}: quantize \"{}\" is not available for a sentence_encoder; choose one of {} (8da8w: int8 weights, int8 dynamic activations, int8 embedding tables)".format(
             ctx.label,
             attrs.quantize,
             ENCODER_QUANTIZE_MODES,
