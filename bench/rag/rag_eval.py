@@ -135,7 +135,11 @@ def _passages(index: str, ids: list[list[int]]) -> list[list[dict]]:
     flat = flat_index_format.read(runfile(index + ".flat"))
     return [
         [
-            {"document": flat.documents[flat.chunks[i].document].name, "byte_start": flat.chunks[i].start, "byte_end": flat.chunks[i].end}
+            {
+                "document": flat.documents[flat.chunks[i].document].name,
+                "byte_start": flat.chunks[i].start,
+                "byte_end": flat.chunks[i].end,
+            }
             for i in row
         ]
         for row in ids
@@ -177,7 +181,10 @@ def evaluate(variant: str, questions: list[dict], spans: list) -> dict:
                 "answer_has_fact": contains,
             }
             summary["rows"].append(row)
-            print(f"  {variant} {question['id']}: hit@1={row['hit_at_1']} hit@k={row['hit_at_k']} fact={contains}", flush=True)
+            print(
+                f"  {variant} {question['id']}: hit@1={row['hit_at_1']} hit@k={row['hit_at_k']} fact={contains}",
+                flush=True,
+            )
     rows = summary["rows"]
     if not all(r["ask_ids_match_search"] for r in rows):
         raise RuntimeError("ask retrieved other passages than rag_search for the same questions")
@@ -220,9 +227,7 @@ def main(argv: list[str]) -> None:
     report = (
         f"Local RAG on Pride and Prejudice + Persuasion, {len(questions)} questions, top-{FLAGS.top_k} retrieved, "
         f"{FLAGS.threads} threads; llama_int4 answers from the top {FLAGS.answer_passages} "
-        f"({FLAGS.max_new_tokens} new tokens max). Times are medians.\n\n"
-        + table(results)
-        + "\n"
+        f"({FLAGS.max_new_tokens} new tokens max). Times are medians.\n\n" + table(results) + "\n"
     )
     print(report)
     out = FLAGS.out or os.path.join(

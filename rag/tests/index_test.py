@@ -1,13 +1,13 @@
 """A rag_index's outputs: byte-reproducible, consistent, and ranked the same by LanceDB and the device.
 
-  * write_index.py run again twice (fresh processes, other folders) on the
-    same per-document chunks and vectors gives byte-identical flat files and
-    LanceDB directories, equal to what Bazel built;
-  * every chunk's text is its document's bytes at the recorded offsets, the
-    documents' sha256 and the embedder's sha256 are recorded;
-  * the device's exact search (//runtime/rag:rag_search, C++) returns the same
-    top-5 ids as LanceDB's flat search on the host, for random queries and for
-    queries near stored vectors (where neighbours are close).
+* write_index.py run again twice (fresh processes, other folders) on the
+  same per-document chunks and vectors gives byte-identical flat files and
+  LanceDB directories, equal to what Bazel built;
+* every chunk's text is its document's bytes at the recorded offsets, the
+  documents' sha256 and the embedder's sha256 are recorded;
+* the device's exact search (//runtime/rag:rag_search, C++) returns the same
+  top-5 ids as LanceDB's flat search on the host, for random queries and for
+  queries near stored vectors (where neighbours are close).
 """
 
 from __future__ import annotations

@@ -54,10 +54,10 @@ Runtime:
 )";
 
 const char* const kKnownFlags[] = {
-    "index",         "embedder",       "vocab",          "top_k",
-    "model",         "tokenizer",      "max_new_tokens", "context_tokens",
-    "retrieve_only", "show_prompt",    "threads",        "warmup",
-    "stats_json",    "question",       "help",           "whole_answer"};
+    "index",         "embedder",    "vocab",          "top_k",
+    "model",         "tokenizer",   "max_new_tokens", "context_tokens",
+    "retrieve_only", "show_prompt", "threads",        "warmup",
+    "stats_json",    "question",    "help",           "whole_answer"};
 
 struct Flags {
   std::map<std::string, std::string> values;
@@ -173,20 +173,19 @@ std::string RetrievalJson(const std::vector<llm::rag::RetrievedPassage>& hits,
                 static_cast<long long>(stats.query_tokens));
   json += figures;
   if (prompt != nullptr) {
-    json += ",\n    \"prompt_tokens\": " + std::to_string(prompt->ids.size()) +
-            ",\n    \"budget_tokens\": " +
-            std::to_string(prompt->budget_tokens) +
-            ",\n    \"passages_used\": " +
-            std::to_string(prompt->passages_used) +
-            ",\n    \"last_passage_truncated\": " +
-            (prompt->last_passage_truncated ? "true" : "false");
+    json +=
+        ",\n    \"prompt_tokens\": " + std::to_string(prompt->ids.size()) +
+        ",\n    \"budget_tokens\": " + std::to_string(prompt->budget_tokens) +
+        ",\n    \"passages_used\": " + std::to_string(prompt->passages_used) +
+        ",\n    \"last_passage_truncated\": " +
+        (prompt->last_passage_truncated ? "true" : "false");
   }
   json += ",\n    \"passages\": [";
   for (size_t i = 0; i < hits.size(); ++i) {
     char score[32];
     std::snprintf(score, sizeof(score), "%.6f", hits[i].score);
-    json += std::string(i ? ", " : "") + "{\"chunk\": " +
-            std::to_string(hits[i].chunk) +
+    json += std::string(i ? ", " : "") +
+            "{\"chunk\": " + std::to_string(hits[i].chunk) +
             ", \"document\": " + JsonString(hits[i].document) +
             ", \"byte_start\": " + std::to_string(hits[i].byte_start) +
             ", \"byte_end\": " + std::to_string(hits[i].byte_end) +
@@ -233,8 +232,9 @@ int main(int argc, char** argv) {
   }
   const std::string question = flags.Get("question");
   if (question.find_first_not_of(" \t\r\n") == std::string::npos) {
-    return Fail(kUsageError, "give a question, e.g. ask ... \"Who rented "
-                             "Kellynch Hall?\"");
+    return Fail(kUsageError,
+                "give a question, e.g. ask ... \"Who rented "
+                "Kellynch Hall?\"");
   }
   std::string error;
   long top_k = 0, max_new_tokens = 0, context_tokens = 0, threads = 0;
@@ -277,12 +277,12 @@ int main(int argc, char** argv) {
                   static_cast<int>(hits[i].text.size()), hits[i].text.data());
     }
     if (flags.Has("stats_json") &&
-        !WriteStats(flags.Get("stats_json"),
-                    "{\n  \"retrieval\": " +
-                        RetrievalJson(hits, retrieval, nullptr, index_sha,
-                                      dtype) +
-                        "\n}\n",
-                    &error)) {
+        !WriteStats(
+            flags.Get("stats_json"),
+            "{\n  \"retrieval\": " +
+                RetrievalJson(hits, retrieval, nullptr, index_sha, dtype) +
+                "\n}\n",
+            &error)) {
       return Fail(kRuntimeError, error);
     }
     return 0;
@@ -305,21 +305,21 @@ int main(int argc, char** argv) {
       context_tokens > 0 ? context_tokens : runner->limits().max_context_len;
   prompt_options.max_new_tokens = max_new_tokens;
   llm::rag::AssembledPrompt prompt;
-  if (!llm::rag::AssemblePrompt(*tokenizer, question, passages,
-                                prompt_options, &prompt, &error)) {
+  if (!llm::rag::AssemblePrompt(*tokenizer, question, passages, prompt_options,
+                                &prompt, &error)) {
     return Fail(kUsageError, error);
   }
   if (IsTrue(flags.Get("show_prompt", "false"))) {
     std::fprintf(stderr, "%s\n", prompt.text.c_str());
   }
   if (prompt.passages_used < hits.size() || prompt.last_passage_truncated) {
-    std::fprintf(stderr,
-                 "ask: note: %zu of %zu passages fit the %lld-token budget "
-                 "whole%s; the rest were left out\n",
-                 prompt.passages_used - (prompt.last_passage_truncated ? 1 : 0),
-                 hits.size(), static_cast<long long>(prompt.budget_tokens),
-                 prompt.last_passage_truncated ? " (the best one was cut)"
-                                               : "");
+    std::fprintf(
+        stderr,
+        "ask: note: %zu of %zu passages fit the %lld-token budget "
+        "whole%s; the rest were left out\n",
+        prompt.passages_used - (prompt.last_passage_truncated ? 1 : 0),
+        hits.size(), static_cast<long long>(prompt.budget_tokens),
+        prompt.last_passage_truncated ? " (the best one was cut)" : "");
   }
 
   llm::GenerationConfig config;
@@ -333,8 +333,7 @@ int main(int argc, char** argv) {
   const auto on_token = [&](int64_t token) {
     const std::string text =
         stream.Push(tokenizer->TokenBytes(static_cast<int32_t>(token)));
-    if (!whole_answer &&
-        answer.find_first_not_of(" \n") != std::string::npos) {
+    if (!whole_answer && answer.find_first_not_of(" \n") != std::string::npos) {
       const std::string combined = answer + text;
       const size_t end = combined.find("\n\n", answer.size() - 1);
       if (end != std::string::npos) {
@@ -357,7 +356,7 @@ int main(int argc, char** argv) {
   if (!ok) return Fail(kRuntimeError, error);
 
   std::printf(!answer.empty() && answer.back() == '\n' ? "\nSources:\n"
-                                                        : "\n\nSources:\n");
+                                                       : "\n\nSources:\n");
   for (size_t i = 0; i < prompt.passages_used; ++i) {
     std::printf("  [%zu] %s (score %.3f)%s\n", i + 1, hits[i].Source().c_str(),
                 hits[i].score,

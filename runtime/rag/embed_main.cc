@@ -36,7 +36,8 @@ namespace {
 constexpr int kRuntimeError = 1;
 constexpr int kUsageError = 2;
 
-constexpr const char kUsage[] = R"(usage: embed --pte=PTE --vocab=WPT --input=JSONL --output=F32 [flags]
+constexpr const char kUsage[] =
+    R"(usage: embed --pte=PTE --vocab=WPT --input=JSONL --output=F32 [flags]
 
   --pte=PATH          sentence encoder program (//models:minilm_l6_fp32 or _int8)
   --vocab=PATH        its WordPiece file (//models:minilm_l6_vocab)
@@ -77,8 +78,7 @@ struct Stats {
       const size_t rank = static_cast<size_t>(p / 100.0 * sorted.size());
       return sorted[std::min(rank, sorted.size() - 1)];
     };
-    const double total =
-        std::accumulate(embed_ms.begin(), embed_ms.end(), 0.0);
+    const double total = std::accumulate(embed_ms.begin(), embed_ms.end(), 0.0);
     const size_t n = embed_ms.size();
     std::ostringstream out;
     out.setf(std::ios::fixed);
@@ -153,13 +153,17 @@ int Main(int argc, char** argv) {
     std::optional<std::string> text = ReadTextField(line, &error);
     if (!text) {
       return Usage(flags["input"] + ":" + std::to_string(number) + ": " +
-                   error + "; each line must be a JSON object with a string "
+                   error +
+                   "; each line must be a JSON object with a string "
                    "\"text\" field");
     }
     texts.push_back(std::move(*text));
   }
 
   Stats stats;
+  // Before loading: XNNPACK takes the pool's threads when the program loads,
+  // and resizing the pool afterwards hangs it.
+  stats.threads = SetThreadCount(threads);
   const auto load_start = Clock::now();
   std::string error;
   std::unique_ptr<Embedder> embedder =
@@ -169,7 +173,6 @@ int Main(int argc, char** argv) {
     return kRuntimeError;
   }
   stats.load_ms = MsSince(load_start);
-  stats.threads = SetThreadCount(threads);
   stats.model_sha256 = embedder->model_sha256();
   stats.dim = embedder->dim();
   stats.max_tokens = embedder->max_tokens();

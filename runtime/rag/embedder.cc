@@ -94,9 +94,10 @@ bool Embedder::LoadProgram(const std::string& pte_path, std::string* error) {
 bool Embedder::CheckSignature(std::string* error) {
   auto meta = program_->method_meta("forward");
   if (!meta.ok()) {
-    *error = "the program has no forward method; export a sentence_encoder "
-             "with executorch_pte (" +
-             std::string(kContract) + ")";
+    *error =
+        "the program has no forward method; export a sentence_encoder "
+        "with executorch_pte (" +
+        std::string(kContract) + ")";
     return false;
   }
   const auto wrong = [&](const std::string& what) {
@@ -209,8 +210,8 @@ std::vector<float> Embedder::EmbedIds(const std::vector<int32_t>& ids,
   }
   const EValue& output = forward_->get_output(0);
   if (!output.isTensor() || output.toTensor().numel() != dim_) {
-    *error = "encoder forward returned no [1, " + std::to_string(dim_) +
-             "] tensor";
+    *error =
+        "encoder forward returned no [1, " + std::to_string(dim_) + "] tensor";
     return {};
   }
   const float* data = output.toTensor().const_data_ptr<float>();

@@ -11,7 +11,8 @@
 // program's memory plan, as LlmProgram does.
 //
 // Not thread-safe: one Embed at a time per instance (the method's buffers are
-// shared). Create one Embedder per thread to embed in parallel.
+// shared). Set ExecuTorch's thread count (SetThreadCount) before Create:
+// XNNPACK binds the pool when the program loads.
 #pragma once
 
 #include <executorch/extension/data_loader/mmap_data_loader.h>

@@ -22,14 +22,12 @@ std::string Error(const std::string& line) {
 
 TEST(JsonlTextTest, ReadsTheTextField) {
   EXPECT_EQ(Text(R"({"text": "hello"})"), "hello");
-  EXPECT_EQ(Text(R"(  {"id":7,"text":"a","x":[1,{"y":null}],"z":true} )"),
-            "a");
+  EXPECT_EQ(Text(R"(  {"id":7,"text":"a","x":[1,{"y":null}],"z":true} )"), "a");
   EXPECT_EQ(Text(R"({"text": ""})"), "");
 }
 
 TEST(JsonlTextTest, DecodesEscapes) {
-  EXPECT_EQ(Text(R"({"text": "a\"b\\c\/d\n\t\r\b\f"})"),
-            "a\"b\\c/d\n\t\r\b\f");
+  EXPECT_EQ(Text(R"({"text": "a\"b\\c\/d\n\t\r\b\f"})"), "a\"b\\c/d\n\t\r\b\f");
   EXPECT_EQ(Text(R"({"text": "\u00e9\u4e2d"})"), "\xC3\xA9\xE4\xB8\xAD");
   // A surrogate pair is one code point (U+1F916); a lone one is U+FFFD.
   EXPECT_EQ(Text(R"({"text": "\ud83e\udd16"})"), "\xF0\x9F\xA4\x96");

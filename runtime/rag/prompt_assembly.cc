@@ -53,10 +53,9 @@ bool AssemblePrompt(const tokenizer::BpeTokenizer& tokenizer,
   const std::string clean_question = CollapseWhitespace(question);
   std::vector<std::string> texts;
   const auto render = [&](AssembledPrompt* prompt) {
-    prompt->text =
-        chat->Apply({{"system", options.system_prompt},
-                     {"user", UserMessage(clean_question, texts)}},
-                    /*add_generation_prompt=*/true);
+    prompt->text = chat->Apply({{"system", options.system_prompt},
+                                {"user", UserMessage(clean_question, texts)}},
+                               /*add_generation_prompt=*/true);
     prompt->ids = tokenizer.Encode(prompt->text);
     return static_cast<int64_t>(prompt->ids.size()) <= budget;
   };

@@ -17,8 +17,8 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 std::string RetrievedPassage::Source() const {
-  return std::string(document) + ", bytes " + std::to_string(byte_start) +
-         "-" + std::to_string(byte_end);
+  return std::string(document) + ", bytes " + std::to_string(byte_start) + "-" +
+         std::to_string(byte_end);
 }
 
 Retriever::Retriever(Key) {}

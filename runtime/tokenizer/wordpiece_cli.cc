@@ -2,12 +2,15 @@
 //
 //   wordpiece_cli --vocab=FILE [--max_tokens=N] [--timing] < texts
 //
-// Reads texts separated by NUL bytes from stdin and writes, for each, one
-// line of space-separated ids ([CLS] ... [SEP]). --max_tokens truncates as
-// tokenizers' max_length does (0, the default, keeps every id).
+// Reads texts from stdin, each as its byte length in decimal, a newline and
+// the bytes (so a text may hold any byte, NUL and newlines included), and
+// writes, for each, one line of space-separated ids ([CLS] ... [SEP]).
+// --max_tokens truncates as tokenizers' max_length does (0, the default,
+// keeps every id).
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <iterator>
 #include <string>
@@ -21,7 +24,7 @@ namespace {
 
 constexpr std::string_view kUsage =
     "usage: wordpiece_cli --vocab=FILE [--max_tokens=N] [--timing] "
-    "< NUL-separated texts\n";
+    "< (LENGTH \\n BYTES)...\n";
 
 int UsageError(const std::string& message) {
   std::cerr << "wordpiece_cli: " << message << "\n" << kUsage;
@@ -62,11 +65,21 @@ int Main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   std::string out;
   size_t texts = 0, ids_total = 0;
-  for (size_t begin = 0; begin <= input.size();) {
-    size_t end = input.find('\0', begin);
-    if (end == std::string::npos) end = input.size();
-    const std::vector<int32_t> ids = tokenizer->Encode(
-        std::string_view(input).substr(begin, end - begin), max_tokens);
+  const std::string_view all(input);
+  for (size_t position = 0; position < all.size();) {
+    const size_t newline = all.find('\n', position);
+    const std::string length_text(all.substr(position, newline - position));
+    char* end = nullptr;
+    const unsigned long long length =
+        std::strtoull(length_text.c_str(), &end, 10);
+    if (newline == std::string_view::npos || length_text.empty() ||
+        *end != '\0' || length > all.size() - newline - 1) {
+      std::cerr << "wordpiece_cli: malformed input at byte " << position
+                << ": expected LENGTH\\n then LENGTH bytes\n";
+      return 2;
+    }
+    const std::vector<int32_t> ids =
+        tokenizer->Encode(all.substr(newline + 1, length), max_tokens);
     for (size_t i = 0; i < ids.size(); ++i) {
       if (i > 0) out.push_back(' ');
       out.append(std::to_string(ids[i]));
@@ -74,7 +87,7 @@ int Main(int argc, char** argv) {
     out.push_back('\n');
     ++texts;
     ids_total += ids.size();
-    begin = end + 1;
+    position = newline + 1 + length;
   }
   const std::chrono::duration<double> seconds =
       std::chrono::steady_clock::now() - start;

@@ -40,7 +40,7 @@ def cli_encode(texts: list[str], max_tokens: int = 0) -> tuple[list[list[int]], 
             f"--max_tokens={max_tokens}",
             "--timing",
         ],
-        input="\0".join(texts).encode("utf-8"),
+        input=b"".join(b"%d\n%s" % (len(t), t) for t in (text.encode("utf-8") for text in texts)),
         capture_output=True,
         timeout=600,
     )

@@ -236,11 +236,10 @@ void WordPieceTokenizer::EncodeWord(WordState& state,
 const std::u32string* WordPieceTokenizer::Replacement(
     char32_t code_point) const {
   const auto& replacements = contents_.replacements;
-  const auto it = std::lower_bound(
-      replacements.begin(), replacements.end(), code_point,
-      [](const WordPieceFileContents::Replacement& r, char32_t c) {
-        return r.code_point < c;
-      });
+  const auto it =
+      std::lower_bound(replacements.begin(), replacements.end(), code_point,
+                       [](const WordPieceFileContents::Replacement& r,
+                          char32_t c) { return r.code_point < c; });
   // Present: kReplace is set only for code points of this list.
   return &it->text;
 }

@@ -3,7 +3,15 @@
     load("//runtime/tokenizer:wordpiece_vocab.bzl", "wordpiece_vocab")
 """
 
-load("//tools/executorch/private:action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
+# Starlark actions start from an empty environment. The compiler imports only
+# absl and tokenizers, so it needs no more than the interpreter's launcher
+# (PATH) and a Python that ignores the user's site-packages.
+_ACTION_ENV = {
+    "PATH": "/usr/bin:/bin",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONHASHSEED": "0",
+    "PYTHONNOUSERSITE": "1",
+}
 
 def _wordpiece_vocab_impl(ctx):
     out = ctx.actions.declare_file(ctx.label.name + ".wpt")
@@ -15,8 +23,8 @@ def _wordpiece_vocab_impl(ctx):
         arguments = [args],
         inputs = [ctx.file.tokenizer],
         outputs = [out],
-        env = PYTHON_ACTION_ENV,
-        execution_requirements = NO_NETWORK,
+        env = _ACTION_ENV,
+        execution_requirements = {"block-network": ""},
         mnemonic = "CompileWordPiece",
         progress_message = "Compiling WordPiece tokenizer {}".format(ctx.label),
     )

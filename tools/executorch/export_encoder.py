@@ -35,7 +35,10 @@ flags.DEFINE_string("model_label", "", "Bazel label of the sentence_encoder, rec
 flags.DEFINE_enum("pooling", "mean", ["mean"], "How token states become one vector.")
 flags.DEFINE_bool("normalize", True, "L2-normalise the pooled vector.")
 flags.DEFINE_enum(
-    "quantize", "none", ["none", "8da8w"], "none: fp32; 8da8w: int8 per-channel weights, int8 dynamic activations."
+    "quantize",
+    "none",
+    ["none", "8da8w"],
+    "none: fp32; 8da8w: int8 per-channel linear weights with int8 dynamic activations, int8 embedding tables.",
 )
 flags.DEFINE_enum("backend", "xnnpack", ["portable", "xnnpack"], "Where the graph runs.")
 flags.DEFINE_integer("max_seq_len", 256, "Longest input, in tokens including [CLS] and [SEP].")
@@ -156,7 +159,7 @@ def export(encoder):
 
 
 def quantize_8da8w(encoder) -> None:
-    """int8 per-channel weights, int8 dynamic per-token activations, on every linear layer (in place).
+    """int8 per-channel weights, int8 dynamic per-token activations on every linear layer; int8 embeddings (in place).
 
     torchao's Int8DynamicActivationIntxWeightConfig, the same path as the LLMs'
     8da4w with 8-bit weights, which XNNPACK runs as dynamically quantized
@@ -172,6 +175,12 @@ def quantize_8da8w(encoder) -> None:
         Int8DynamicActivationIntxWeightConfig(weight_dtype=torch.int8, weight_granularity=PerAxis(0)),
         filter_fn=lambda module, _: isinstance(module, torch.nn.Linear),
     )
+    # The token, position and segment tables as int8 rows with one scale
+    # each (ExecuTorch's embedding_byte kernel): the word table alone is
+    # 47 MB in fp32.
+    from executorch.examples.models.llama.source_transformation.quantize import EmbeddingQuantHandler
+
+    EmbeddingQuantHandler(encoder, bitwidth=8, group_size=None, packed=False, quantize_with_hqq=False).quantized_model()
 
 
 def count_ops(edge_program) -> dict:

@@ -75,7 +75,10 @@ class AskTest(unittest.TestCase):
             answer_at = f.read().find(b"Netherfield is taken")
         self.assertGreater(answer_at, 0)
         self.assertTrue(
-            any(p["document"] == "pride_and_prejudice.txt" and p["byte_start"] <= answer_at < p["byte_end"] for p in retrieval["passages"]),
+            any(
+                p["document"] == "pride_and_prejudice.txt" and p["byte_start"] <= answer_at < p["byte_end"]
+                for p in retrieval["passages"]
+            ),
             retrieval["passages"],
         )
 
@@ -86,7 +89,9 @@ class AskTest(unittest.TestCase):
 
     def test_missing_or_damaged_index(self) -> None:
         flags = [f for f in FLAGS if not f.startswith("--index=")]
-        self.assertBadInput(_ask(*flags, "--index=/nonexistent/austen.flat", "Who?"), "cannot open the index", "rag_index")
+        self.assertBadInput(
+            _ask(*flags, "--index=/nonexistent/austen.flat", "Who?"), "cannot open the index", "rag_index"
+        )
         with tempfile.TemporaryDirectory() as tmp:
             damaged = os.path.join(tmp, "damaged.flat")
             with open(runfile("rag/austen_int8.flat"), "rb") as f, open(damaged, "wb") as out:

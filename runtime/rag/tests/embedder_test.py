@@ -7,10 +7,11 @@ than 256 tokens, so truncation is tested too.
 
   * fp32 (//models:minilm_l6_fp32): every passage at cosine >= 0.999, and the
     C++ runtime equal to ExecuTorch's Python runtime on the same program;
-  * int8 (//models:minilm_l6_int8, 8da8w): measured min cosine 0.9979, mean
-    0.9988 on these passages, so the test asks for min >= 0.995 and mean >=
-    0.998: room for rounding differences between machines, while a broken
-    quantization (cosines of 0.9 and below) fails;
+  * int8 (//models:minilm_l6_int8, 8da8w linears + int8 embedding tables):
+    measured min cosine 0.99788, mean 0.99862 on these passages, so the test
+    asks for min >= 0.995 and mean >= 0.997: room for other machines' kernels
+    and rounding, while a broken quantization (cosines of 0.9 and below, as
+    the SME path under qemu gave) fails;
   * every vector has unit length; bad input gives the documented errors.
 """
 
@@ -31,7 +32,7 @@ DIM = 384
 PASSAGES_PER_BOOK = 100
 FP32_MIN_COSINE = 0.999
 INT8_MIN_COSINE = 0.995
-INT8_MEAN_COSINE = 0.998
+INT8_MEAN_COSINE = 0.997
 
 
 def external(repo: str, path: str) -> str:

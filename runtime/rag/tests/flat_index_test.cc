@@ -1,6 +1,8 @@
 // FlatIndex and SearchTopK on real indexes (//rag:austen_int8 and
 // //rag:austen_fp32, the two Austen novels; //rag:opening_fp16): the header,
 // exact top-k against a scalar reference, and clear errors for damaged files.
+#include "runtime/rag/flat_index.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "runtime/rag/flat_index.h"
 #include "runtime/rag/flat_search.h"
 
 namespace llm::rag {
@@ -106,8 +107,7 @@ TEST(FlatIndexTest, HeaderAndChunksOfTheAustenIndex) {
     }
     previous_start = chunk.byte_start;
   }
-  EXPECT_EQ(index->document_name(index->chunk(0).document),
-            "persuasion.txt");
+  EXPECT_EQ(index->document_name(index->chunk(0).document), "persuasion.txt");
 }
 
 TEST(FlatIndexTest, Int8SearchIsExact) {
@@ -128,8 +128,8 @@ TEST(FlatIndexTest, Fp32SearchIsExactAndFindsStoredVectors) {
     // vector's own (unit length).
     EXPECT_NEAR(hits[0].score, 1.0, 1e-3);
   }
-  const auto all = SearchTopK(*index, static_cast<const float*>(index->vectors()),
-                              index->size() + 5);
+  const auto all = SearchTopK(
+      *index, static_cast<const float*>(index->vectors()), index->size() + 5);
   EXPECT_EQ(all.size(), index->size()) << "k beyond the index is clamped";
 }
 

@@ -58,13 +58,15 @@ TEST_F(PromptAssemblyTest, EverythingFitsInABigContext) {
   EXPECT_EQ(prompt.passages_used, 3u);
   EXPECT_FALSE(prompt.last_passage_truncated);
   EXPECT_NE(prompt.text.find("<|im_start|>system\n"), std::string::npos);
-  const size_t first = prompt.text.find("Anne Elliot lived at Kellynch Hall. alpha");
+  const size_t first =
+      prompt.text.find("Anne Elliot lived at Kellynch Hall. alpha");
   const size_t second = prompt.text.find("Captain Wentworth wrote");
   const size_t third = prompt.text.find("Louisa fell");
   EXPECT_NE(first, std::string::npos) << "whitespace runs are collapsed";
   EXPECT_LT(first, second) << "passages in rank order";
   EXPECT_LT(second, third);
-  EXPECT_NE(prompt.text.find("Question: Where did Anne live?"), std::string::npos);
+  EXPECT_NE(prompt.text.find("Question: Where did Anne live?"),
+            std::string::npos);
   EXPECT_NE(prompt.text.find("<|im_end|>\n<|im_start|>assistant\n"),
             std::string::npos);
 }
@@ -95,8 +97,8 @@ TEST_F(PromptAssemblyTest, AQuestionOverTheBudgetIsAnError) {
   options.max_new_tokens = 128;
   AssembledPrompt prompt;
   std::string error;
-  EXPECT_FALSE(AssemblePrompt(tokenizer_, Words("why", 300), passages_,
-                              options, &prompt, &error));
+  EXPECT_FALSE(AssemblePrompt(tokenizer_, Words("why", 300), passages_, options,
+                              &prompt, &error));
   EXPECT_NE(error.find("over the 128-token budget"), std::string::npos)
       << error;
   EXPECT_NE(error.find("shorten the question"), std::string::npos) << error;

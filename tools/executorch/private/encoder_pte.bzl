@@ -16,7 +16,7 @@ def _label_text(label):
 def _check_encoder_attrs(ctx):
     attrs = ctx.attr
     if attrs.quantize not in ENCODER_QUANTIZE_MODES:
-        fail("executorch_pte {}: quantize \"{}\" is not available for a sentence_encoder; choose one of {} (8da8w: int8 weights, int8 dynamic activations)".format(
+        fail("executorch_pte {}: quantize \"{}\" is not available for a sentence_encoder; choose one of {} (8da8w: int8 weights, int8 dynamic activations, int8 embedding tables)".format(
             ctx.label,
             attrs.quantize,
             ENCODER_QUANTIZE_MODES,
@@ -31,7 +31,14 @@ def _check_encoder_attrs(ctx):
         fail("executorch_pte {}: max_seq_len = {} must be in 2..512 for a BERT encoder (the longest input, [CLS] and [SEP] included)".format(ctx.label, attrs.max_seq_len))
 
 def encoder_pte_impl(ctx):
-    """Exports ctx.attr.model (EncoderCheckpointInfo) with tools/executorch/export_encoder.py."""
+    """Exports ctx.attr.model (EncoderCheckpointInfo) with tools/executorch/export_encoder.py.
+
+    Args:
+      ctx: executorch_pte's rule context.
+
+    Returns:
+      DefaultInfo and PteInfo, as for an LLM export.
+    """
     _check_encoder_attrs(ctx)
     model = ctx.attr.model[EncoderCheckpointInfo]
     pte = ctx.actions.declare_file(ctx.label.name + ".pte")
