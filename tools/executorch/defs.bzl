@@ -1,6 +1,6 @@
 """Public API for turning language models into ExecuTorch programs.
 
-    load("//tools/executorch:defs.bzl", "calibration_set", "executorch_pte", "llm_checkpoint")
+    load("//tools/executorch:defs.bzl", "calibration_set", "executorch_pte", "llm_checkpoint", "sentence_encoder")
 """
 
 load("//tools/executorch/private:calibration_set.bzl", _calibration_set = "calibration_set")
@@ -8,6 +8,7 @@ load("//tools/executorch/private:executorch_pte.bzl", _executorch_pte = "executo
 load("//tools/executorch/private:llm_checkpoint.bzl", _llm_checkpoint = "llm_checkpoint")
 load("//tools/executorch/private:providers.bzl", _CalibrationSetInfo = "CalibrationSetInfo", _LlmCheckpointInfo = "LlmCheckpointInfo", _PteInfo = "PteInfo")
 load("//tools/executorch/private:py_proto.bzl", _py_proto = "py_proto")
+load("//tools/executorch/private:sentence_encoder.bzl", _EncoderCheckpointInfo = "EncoderCheckpointInfo", _sentence_encoder = "sentence_encoder")
 
 def executorch_pte(name, backend = "portable", **kwargs):
     """Exports an llm_checkpoint to `<name>.pte` + `<name>.manifest.json`.
@@ -22,6 +23,8 @@ def executorch_pte(name, backend = "portable", **kwargs):
 calibration_set = _calibration_set
 CalibrationSetInfo = _CalibrationSetInfo
 llm_checkpoint = _llm_checkpoint
+sentence_encoder = _sentence_encoder
 py_proto = _py_proto
 LlmCheckpointInfo = _LlmCheckpointInfo
+EncoderCheckpointInfo = _EncoderCheckpointInfo
 PteInfo = _PteInfo

@@ -3,7 +3,9 @@
 load("//tools/qnn:defs.bzl", "QnnSdkInfo")
 load("//tools/qnn:socs.bzl", "QNN_SOCS")
 load(":action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
+load(":encoder_pte.bzl", "encoder_pte_impl")
 load(":providers.bzl", "CalibrationSetInfo", "LlmCheckpointInfo", "PteInfo")
+load(":sentence_encoder.bzl", "EncoderCheckpointInfo")
 
 QUANTIZE_MODES = ["none", "int4_weight_only", "8da4w"]
 QNN_QUANTIZE_MODES = ["16a4w", "16a8w", "8a8w"]
@@ -100,6 +102,8 @@ def _qnn_export(ctx, model, pte, manifest):
     )
 
 def _executorch_pte_impl(ctx):
+    if EncoderCheckpointInfo in ctx.attr.model:
+        return encoder_pte_impl(ctx)
     _check_attrs(ctx)
     model = ctx.attr.model[LlmCheckpointInfo]
     pte = ctx.actions.declare_file(ctx.label.name + ".pte")
@@ -156,7 +160,11 @@ executorch_pte = rule(
     implementation = _executorch_pte_impl,
     doc = "Exports a LLaMA-architecture llm_checkpoint to `<name>.pte` plus `<name>.manifest.json`.",
     attrs = {
-        "model": attr.label(mandatory = True, providers = [LlmCheckpointInfo], doc = "An llm_checkpoint."),
+        "model": attr.label(
+            mandatory = True,
+            providers = [[LlmCheckpointInfo], [EncoderCheckpointInfo]],
+            doc = "An llm_checkpoint, or a sentence_encoder (see encoder_pte.bzl).",
+        ),
         "quantize": attr.string(default = "none", doc = "Linear-layer quantization."),
         "group_size": attr.int(default = 0, doc = "Group size of 4-bit weights: 32, 64 or 128."),
         "embedding_quantize": attr.string(default = "", doc = "\"<bits>,<group>\" (e.g. \"4,32\"); empty keeps fp32 embeddings."),
@@ -175,6 +183,11 @@ executorch_pte = rule(
         ),
         "_exporter": attr.label(
             default = "//tools/executorch:export_pte",
+            executable = True,
+            cfg = "exec",
+        ),
+        "_encoder_exporter": attr.label(
+            default = "//tools/executorch:export_encoder",
             executable = True,
             cfg = "exec",
         ),

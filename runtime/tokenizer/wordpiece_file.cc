@@ -1,0 +1,278 @@
+#include "runtime/tokenizer/wordpiece_file.h"
+
+#include <array>
+#include <cstring>
+#include <limits>
+
+namespace llm::tokenizer {
+namespace {
+
+constexpr std::string_view kMagic = "LLMWPTOK";
+constexpr uint32_t kVersion = 1;
+constexpr size_t kHeaderSize = 8 + 3 * 4;
+constexpr char32_t kMaxCodePoint = 0x10FFFF;
+// A replacement is a few code points (NFD of one character, lower-cased).
+constexpr uint32_t kMaxReplacementLength = 32;
+
+// zlib's CRC-32, what Python's zlib.crc32 computes (as tokenizer_file.cc).
+uint32_t Crc32(std::string_view data) {
+  static const std::array<uint32_t, 256> kTable = [] {
+    std::array<uint32_t, 256> table{};
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int bit = 0; bit < 8; ++bit) {
+        c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      }
+      table[i] = c;
+    }
+    return table;
+  }();
+  uint32_t crc = 0xFFFFFFFFu;
+  for (const char byte : data) {
+    crc = kTable[(crc ^ static_cast<unsigned char>(byte)) & 0xFF] ^ (crc >> 8);
+  }
+  return crc ^ 0xFFFFFFFFu;
+}
+
+// Little-endian fields; a read past the end fails and keeps failing.
+class Reader {
+ public:
+  explicit Reader(std::string_view data) : data_(data) {}
+
+  uint32_t U32() {
+    if (!Has(4)) return 0;
+    const auto* p = reinterpret_cast<const unsigned char*>(data_.data());
+    const uint32_t value =
+        p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<uint32_t>(p[3]) << 24);
+    data_.remove_prefix(4);
+    return value;
+  }
+  int32_t I32() {
+    const uint32_t bits = U32();
+    int32_t value;
+    std::memcpy(&value, &bits, sizeof(value));
+    return value;
+  }
+  std::string_view Bytes(uint64_t count) {
+    if (!Has(count)) return {};
+    std::string_view bytes = data_.substr(0, count);
+    data_.remove_prefix(count);
+    return bytes;
+  }
+  bool CanRead(uint64_t count, uint64_t item_size) const {
+    return ok_ && count <= data_.size() / item_size;
+  }
+  bool ok() const { return ok_; }
+  bool at_end() const { return data_.empty(); }
+
+ private:
+  bool Has(uint64_t count) {
+    if (!ok_ || count > data_.size()) ok_ = false;
+    return ok_;
+  }
+
+  std::string_view data_;
+  bool ok_ = true;
+};
+
+class Parser {
+ public:
+  Parser(std::string_view payload, WordPieceFileContents* out)
+      : payload_(payload), out_(*out) {}
+
+  bool Run() {
+    return Section("VOCB", &Parser::Vocab) &&
+           Section("WPCF", &Parser::Config) &&
+           Section("ADDT", &Parser::AddedTokens) &&
+           Section("NORM", &Parser::Normalizer) &&
+           Section("PRTK", &Parser::PreTokenizer) &&
+           (payload_.at_end() ||
+            Fail("unexpected bytes after the last section"));
+  }
+
+  const std::string& error() const { return error_; }
+
+ private:
+  bool Fail(const std::string& message) {
+    if (error_.empty()) error_ = message;
+    return false;
+  }
+
+  bool Section(std::string_view tag, bool (Parser::*parse_body)(Reader&)) {
+    const std::string_view found_tag = payload_.Bytes(4);
+    const std::string_view body = payload_.Bytes(payload_.U32());
+    if (!payload_.ok()) {
+      return Fail("truncated before the end of section " + std::string(tag));
+    }
+    if (found_tag != tag) {
+      return Fail("expected section " + std::string(tag) + ", found '" +
+                  std::string(found_tag) + "'");
+    }
+    section_ = tag;
+    Reader reader(body);
+    const bool parsed = (this->*parse_body)(reader);
+    if (!reader.ok()) return Fail(Where() + "is shorter than its contents");
+    if (!parsed) return false;
+    if (!reader.at_end()) return Fail(Where() + "has trailing bytes");
+    return true;
+  }
+
+  std::string Where() const { return "section " + std::string(section_) + " "; }
+
+  bool CheckTokenId(int64_t id, const char* what) {
+    if (id >= 0 && id < static_cast<int64_t>(out_.token_ends.size())) {
+      return true;
+    }
+    return Fail(Where() + what + " " + std::to_string(id) +
+                " is not a token id (vocab size " +
+                std::to_string(out_.token_ends.size()) + ")");
+  }
+
+  bool Vocab(Reader& r) {
+    const uint32_t count = r.U32();
+    if (count == 0 ||
+        count > static_cast<uint32_t>(std::numeric_limits<int32_t>::max()) ||
+        !r.CanRead(count, 4)) {
+      return Fail(Where() + "has a bad token count " + std::to_string(count));
+    }
+    out_.token_ends.resize(count);
+    uint32_t previous_end = 0;
+    for (uint32_t& end : out_.token_ends) {
+      end = r.U32();
+      if (end < previous_end) return Fail(Where() + "has decreasing offsets");
+      previous_end = end;
+    }
+    const std::string_view bytes = r.Bytes(previous_end);
+    if (!r.ok()) return Fail(Where() + "is shorter than its token offsets");
+    out_.token_bytes.assign(bytes);
+    return true;
+  }
+
+  bool Config(Reader& r) {
+    out_.unk_id = r.I32();
+    out_.cls_id = r.I32();
+    out_.sep_id = r.I32();
+    out_.pad_id = r.I32();
+    out_.max_input_chars_per_word = r.U32();
+    out_.continuing_prefix.assign(r.Bytes(r.U32()));
+    if (!r.ok()) return false;
+    return CheckTokenId(out_.unk_id, "[UNK] id") &&
+           CheckTokenId(out_.cls_id, "[CLS] id") &&
+           CheckTokenId(out_.sep_id, "[SEP] id") &&
+           (out_.pad_id == -1 || CheckTokenId(out_.pad_id, "[PAD] id"));
+  }
+
+  bool AddedTokens(Reader& r) {
+    const uint32_t count = r.U32();
+    if (!r.CanRead(count, 8)) return Fail(Where() + "has a bad token count");
+    out_.added_tokens.resize(count);
+    for (WordPieceFileContents::AddedToken& token : out_.added_tokens) {
+      token.id = r.I32();
+      token.content.assign(r.Bytes(r.U32()));
+      if (!r.ok()) return false;
+      if (!CheckTokenId(token.id, "added token id")) return false;
+      if (token.content.empty()) {
+        return Fail(Where() + "has an empty token " + std::to_string(token.id));
+      }
+    }
+    return true;
+  }
+
+  bool Ranges(Reader& r, std::vector<CodePointRange>* ranges) {
+    const uint32_t count = r.U32();
+    if (!r.CanRead(count, 8)) return Fail(Where() + "has a bad range count");
+    ranges->resize(count);
+    char32_t previous_last = 0;
+    for (size_t i = 0; i < ranges->size(); ++i) {
+      CodePointRange& range = (*ranges)[i];
+      range.first = r.U32();
+      range.last = r.U32();
+      if (range.first > range.last || range.last > kMaxCodePoint ||
+          (i > 0 && range.first <= previous_last)) {
+        return Fail(Where() + "has unsorted or out-of-range code points");
+      }
+      previous_last = range.last;
+    }
+    return true;
+  }
+
+  bool Normalizer(Reader& r) {
+    if (!Ranges(r, &out_.removed) || !Ranges(r, &out_.to_space) ||
+        !Ranges(r, &out_.isolated)) {
+      return false;
+    }
+    const uint32_t count = r.U32();
+    if (!r.CanRead(count, 8)) return Fail(Where() + "has a bad mapping count");
+    out_.replacements.resize(count);
+    char32_t previous = 0;
+    for (size_t i = 0; i < out_.replacements.size(); ++i) {
+      WordPieceFileContents::Replacement& replacement = out_.replacements[i];
+      replacement.code_point = r.U32();
+      const uint32_t length = r.U32();
+      if (!r.ok() || length > kMaxReplacementLength ||
+          replacement.code_point > kMaxCodePoint ||
+          (i > 0 && replacement.code_point <= previous)) {
+        return Fail(Where() + "has a malformed mapping");
+      }
+      previous = replacement.code_point;
+      replacement.text.resize(length);
+      for (char32_t& c : replacement.text) {
+        c = r.U32();
+        if (c > kMaxCodePoint) return Fail(Where() + "maps beyond U+10FFFF");
+      }
+    }
+    return true;
+  }
+
+  bool PreTokenizer(Reader& r) {
+    return Ranges(r, &out_.whitespace) && Ranges(r, &out_.punctuation);
+  }
+
+  Reader payload_;
+  WordPieceFileContents& out_;
+  std::string_view section_;
+  std::string error_;
+};
+
+}  // namespace
+
+std::optional<WordPieceFileContents> ParseWordPieceFile(std::string_view bytes,
+                                                        std::string* error) {
+  if (bytes.size() < kHeaderSize || bytes.substr(0, kMagic.size()) != kMagic) {
+    *error =
+        "not a compiled WordPiece tokenizer file (no LLMWPTOK header); build "
+        "it with wordpiece_vocab, e.g. //models:minilm_l6_vocab";
+    return std::nullopt;
+  }
+  Reader header(bytes.substr(kMagic.size(), kHeaderSize - kMagic.size()));
+  const uint32_t version = header.U32();
+  const uint32_t payload_size = header.U32();
+  const uint32_t payload_crc32 = header.U32();
+  if (version != kVersion) {
+    *error = "WordPiece file version " + std::to_string(version) +
+             " is not supported (this runtime reads version " +
+             std::to_string(kVersion) + "): recompile it";
+    return std::nullopt;
+  }
+  const std::string_view payload = bytes.substr(kHeaderSize);
+  if (payload.size() != payload_size) {
+    *error = "WordPiece file is " + std::to_string(bytes.size()) +
+             " bytes, its header says " +
+             std::to_string(kHeaderSize + uint64_t{payload_size}) +
+             " (truncated or padded)";
+    return std::nullopt;
+  }
+  if (Crc32(payload) != payload_crc32) {
+    *error = "WordPiece file is corrupt (CRC-32 mismatch)";
+    return std::nullopt;
+  }
+  WordPieceFileContents contents;
+  Parser parser(payload, &contents);
+  if (!parser.Run()) {
+    *error = "malformed WordPiece file: " + parser.error();
+    return std::nullopt;
+  }
+  return contents;
+}
+
+}  // namespace llm::tokenizer

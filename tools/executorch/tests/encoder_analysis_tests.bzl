@@ -1,0 +1,58 @@
+"""Analysis-time checks of executorch_pte on a sentence_encoder: bad attributes fail with a clear message."""
+
+load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
+load("//tools/executorch:defs.bzl", "executorch_pte")
+
+def _expect_failure_impl(ctx):
+    env = analysistest.begin(ctx)
+    asserts.expect_failure(env, ctx.attr.message)
+    return analysistest.end(env)
+
+_expect_failure_test = analysistest.make(
+    _expect_failure_impl,
+    expect_failure = True,
+    attrs = {"message": attr.string(mandatory = True)},
+)
+
+# name -> (executorch_pte attributes, expected substring of the error)
+_CASES = {
+    "encoder_llm_quantize": (
+        {"quantize": "8da4w", "backend": "xnnpack"},
+        "quantize \"8da4w\" is not available for a sentence_encoder",
+    ),
+    "encoder_int8_on_portable": (
+        {"quantize": "8da8w", "backend": "portable"},
+        "quantize = \"8da8w\" needs backend = \"xnnpack\"",
+    ),
+    "encoder_llm_settings": (
+        {"backend": "xnnpack", "group_size": 32},
+        "group_size, embedding_quantize and hqq are LLM settings",
+    ),
+    "encoder_too_long": (
+        {"backend": "xnnpack", "max_seq_len": 1024},
+        "max_seq_len = 1024 must be in 2..512",
+    ),
+}
+
+def encoder_pte_analysis_test_suite(name, model):
+    """One expect-failure analysis test per bad-attribute case in _CASES.
+
+    Args:
+      name: name of the test_suite that groups the cases.
+      model: sentence_encoder label the subjects export (never built).
+    """
+    tests = []
+    for case, (attrs, message) in _CASES.items():
+        executorch_pte(
+            name = case + "_subject",
+            model = model,
+            tags = ["manual"],
+            **attrs
+        )
+        _expect_failure_test(
+            name = case + "_test",
+            target_under_test = ":" + case + "_subject",
+            message = message,
+        )
+        tests.append(":" + case + "_test")
+    native.test_suite(name = name, tests = tests)
