@@ -89,7 +89,6 @@ def _rag_index_impl(ctx):
                 "--output=" + vectors.path,
                 # A fixed count, not the host's: the vectors (and so the
                 # index bytes) must not depend on the machine that builds.
-                # (Also: embed with one thread deadlocks in this version.)
                 "--threads=2",
             ],
             inputs = [pte, vocab, texts],
