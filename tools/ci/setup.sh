@@ -4,13 +4,14 @@
 # cache, and for the C++ runtime: GoogleTest sources, the aarch64 cross
 # compiler with its glibc, qemu-user to run arm64 binaries, unzip (the
 # executorch wheel's C++ parts), clang-format, and libreadline8 for the
-# bible-kjv program that prints the KJV corpus (tools/text). The Python venv is not installed here: Bazel's python_venv
-# repository rule creates it from requirements_lock.txt on first use.
+# bible-kjv program that prints the KJV corpus (tools/text), and g++ with cmake for llama-cpp-python, which
+# the bench venv builds from source (//bench:peers). The Python venvs are not installed here: Bazel's python_venv
+# repository rule creates them from the lock files on first use.
 set -euo pipefail
 packages=(
   bazel-bootstrap bazel-rules-java bazel-skylib nginx-light
   googletest g++-aarch64-linux-gnu qemu-user-static unzip clang-format
-  libreadline8
+  libreadline8 g++ cmake
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -7,6 +7,7 @@ _venv_tag = tag_class(attrs = {
     "requirements_lock": attr.label(mandatory = True),
     "python": attr.string(default = "python3"),
     "python_version": attr.string(default = "3.11"),
+    "build_env": attr.string_dict(),
 })
 
 def _venv_extension_impl(module_ctx):
@@ -17,6 +18,7 @@ def _venv_extension_impl(module_ctx):
                 requirements_lock = venv.requirements_lock,
                 python = venv.python,
                 python_version = venv.python_version,
+                build_env = venv.build_env,
             )
 
 python = module_extension(

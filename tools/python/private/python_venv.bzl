@@ -76,6 +76,10 @@ def _python_venv_impl(rctx):
 
     sha = rctx.execute(["sha256sum", str(lock)]).stdout.split(" ")[0]
     key = sha[:16] + "-py" + version
+    if rctx.attr.build_env:
+        # Packages built from source depend on their build settings too.
+        settings = " ".join(["{}={}".format(k, rctx.attr.build_env[k]) for k in sorted(rctx.attr.build_env)])
+        key += "-" + rctx.execute(["sh", "-c", "printf %s \"$0\" | sha256sum", settings]).stdout[:8]
     cache_root = rctx.os.environ.get("XDG_CACHE_HOME") or (rctx.os.environ.get("HOME", "/tmp") + "/.cache")
     venv = "{}/llm_ondevice/venvs/{}".format(cache_root, key)
     done_marker = venv + "/.complete"
@@ -102,6 +106,7 @@ def _python_venv_impl(rctx):
             ],
             timeout = 3600,
             quiet = False,
+            environment = rctx.attr.build_env,
         )
         if result.return_code:
             _fail_with_output("python_venv: pip install -r " + str(lock), result)
@@ -129,6 +134,10 @@ python_venv = repository_rule(
         "python_version": attr.string(
             default = "3.11",
             doc = "Major.minor the lock file was generated for.",
+        ),
+        "build_env": attr.string_dict(
+            doc = "Environment for pip while it builds source distributions " +
+                  "(e.g. CMAKE_ARGS); part of the venv's cache key.",
         ),
     },
     environ = ["XDG_CACHE_HOME"],
