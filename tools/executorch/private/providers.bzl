@@ -17,9 +17,18 @@ PteInfo = provider(
         "manifest": "File: <name>.manifest.json (schema: tools/executorch/manifest.proto).",
         "tokenizer": "File: tokenizer.json the program's token ids refer to.",
         "tokenizer_config": "File: tokenizer_config.json (special tokens, chat template).",
-        "backend": "string: 'portable', 'xnnpack' (later 'qnn').",
-        "quantize": "string: 'none', 'int4_weight_only' or '8da4w'.",
+        "backend": "string: 'portable', 'xnnpack' or 'qnn'.",
+        "quantize": "string: 'none', 'int4_weight_only', '8da4w', or for qnn '16a4w', '16a8w', '8a8w'.",
         "max_seq_len": "int: longest token chunk a single forward call accepts.",
         "max_context_len": "int: KV-cache length.",
+    },
+)
+
+CalibrationSetInfo = provider(
+    doc = "Tokenized text passages for post-training quantization (calibration_set).",
+    fields = {
+        "file": "File: JSON with text_sha256, tokenizer_sha256, tokens and passages (lists of token ids).",
+        "passages": "int: how many passages the file holds.",
+        "model": "Label: the llm_checkpoint whose tokenizer produced the ids.",
     },
 )

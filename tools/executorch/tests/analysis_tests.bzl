@@ -44,6 +44,22 @@ _CASES = {
         {"quantize": "int4_weight_only", "group_size": 32, "backend": "xnnpack"},
         "use quantize = \"8da4w\"",
     ),
+    "qnn_unknown_soc": (
+        {"backend": "qnn", "soc": "SM9999", "quantize": "16a4w", "calibration": "//models:tiny_calibration"},
+        "unknown soc \"SM9999\"; ExecuTorch's QNN backend knows [",
+    ),
+    "qnn_with_xnnpack_quantize": (
+        {"backend": "qnn", "soc": "SM8650", "quantize": "8da4w", "calibration": "//models:tiny_calibration"},
+        "backend \"qnn\" quantizes with QnnQuantizer; set quantize to one of [\"16a4w\", \"16a8w\", \"8a8w\"]",
+    ),
+    "qnn_without_calibration": (
+        {"backend": "qnn", "soc": "SM8650", "quantize": "16a4w"},
+        "backend \"qnn\" needs calibration = a calibration_set target",
+    ),
+    "soc_on_xnnpack": (
+        {"backend": "xnnpack", "soc": "SM8650"},
+        "soc/calibration are for backend \"qnn\"",
+    ),
 }
 
 def executorch_pte_analysis_test_suite(name, model):

@@ -1,0 +1,51 @@
+package dev.llmondevice.chat.engine
+
+import dev.llmondevice.chat.json.Json
+
+/** The runtime's figures for one answer (its stats JSON, as `llm_main --stats_json` writes it). */
+data class GenerationStats(
+    val platform: String,
+    val threads: Int,
+    val loadMs: Double,
+    val warmupMs: Double,
+    /** Prompt in to first token sampled. */
+    val ttftMs: Double,
+    val promptTokens: Int,
+    val generatedTokens: Int,
+    val prefillTokensPerSecond: Double,
+    val decodeTokensPerSecond: Double,
+    val tokenLatencyP50Ms: Double,
+    val tokenLatencyP95Ms: Double,
+    val peakRssMb: Double,
+    /** Each decode step's time (forward + sample), in order. */
+    val tokenLatencyMs: List<Double>,
+    /** eos, max_new_tokens, context_full or callback (stopped). */
+    val stopReason: String,
+) {
+    val stopped: Boolean get() = stopReason == "callback"
+
+    companion object {
+        fun fromJson(json: String): GenerationStats {
+            val fields = Json.parseObject(json)
+
+            fun number(name: String): Double = fields[name] as? Double ?: throw IllegalArgumentException("stats JSON: no number '$name'")
+
+            return GenerationStats(
+                platform = fields["platform"] as? String ?: "",
+                threads = number("threads").toInt(),
+                loadMs = number("load_ms"),
+                warmupMs = number("warmup_ms"),
+                ttftMs = number("ttft_ms"),
+                promptTokens = number("prompt_tokens").toInt(),
+                generatedTokens = number("generated_tokens").toInt(),
+                prefillTokensPerSecond = number("prefill_tokens_per_s"),
+                decodeTokensPerSecond = number("decode_tokens_per_s"),
+                tokenLatencyP50Ms = number("token_latency_p50_ms"),
+                tokenLatencyP95Ms = number("token_latency_p95_ms"),
+                peakRssMb = number("peak_rss_mb"),
+                tokenLatencyMs = (fields["token_latency_ms"] as? List<*>).orEmpty().filterIsInstance<Double>(),
+                stopReason = fields["stop_reason"] as? String ?: "",
+            )
+        }
+    }
+}
