@@ -9,7 +9,8 @@ from dataclasses import dataclass
 class QualityProgram:
     name: str  # //models target; the .pte is models/<name>.pte
     what: str  # for the report
-    unavailable: str = ""  # why it cannot be scored yet, or ""
+    by_default: bool = True  # scored when --programs is not given
+    needs_qnn_sdk: bool = False  # runs in the QNN HTP simulator (tools/qnn/simulator.py)
 
 
 PROGRAMS = (
@@ -18,12 +19,9 @@ PROGRAMS = (
     QualityProgram("llama_fp32_xnnpack", "fp32, XNNPACK"),
     QualityProgram("llama_int4", "8da4w g32 + 4-bit embedding table"),
     QualityProgram("llama_8da4w", "8da4w g32, fp32 embedding table"),
-    # TODO(lead): drop `unavailable` and add //models:llama_int4_qnn to the
-    # data of //bench:quality once it is on main; PteSession runs it in the
-    # HTP simulator when QNN_SDK_ROOT and LD_LIBRARY_PATH are set.
-    QualityProgram(
-        "llama_int4_qnn",
-        "16a4w, QNN HTP (simulator)",
-        unavailable="//models:llama_int4_qnn is not on main yet (the Qualcomm issue)",
-    ),
+    # On this host the QNN program runs in the HTP simulator at about 20 s per
+    # token, so it is scored only on request, with few short windows
+    # (its context is 512, so --context must be at most 512):
+    #   bazel run //bench:quality -- --programs=llama_fp32_xnnpack,llama_int4_qnn --windows=1 --context=64
+    QualityProgram("llama_int4_qnn", "16a4w, QNN HTP (simulator)", by_default=False, needs_qnn_sdk=True),
 )

@@ -27,7 +27,11 @@ from tools.executorch.pte_runner import PteError, PteSession
 from tools.python.runfile import runfile
 
 FLAGS = flags.FLAGS
-flags.DEFINE_list("programs", [p.name for p in PROGRAMS], "Programs to score (//models target names).")
+flags.DEFINE_list(
+    "programs",
+    [p.name for p in PROGRAMS if p.by_default],
+    "Programs to score (//models target names); known: " + ", ".join(p.name for p in PROGRAMS),
+)
 flags.DEFINE_string("reference", PROGRAMS[0].name, "The program the others are compared with.")
 flags.DEFINE_list(
     "corpus_files",
@@ -92,9 +96,9 @@ def score_program(program: QualityProgram, texts: dict[str, list[list[int]]]) ->
 
 def compare(rows: list[dict], reference: str) -> None:
     """Adds each row's difference from the reference program on the same corpus."""
-    base = {r["corpus"]: r["perplexity"] for r in rows if r["program"] == reference and "perplexity" in r}
+    base = {r["corpus"]: r["perplexity"] for r in rows if r["program"] == reference}
     for row in rows:
-        if "perplexity" in row and row["corpus"] in base:
+        if row["corpus"] in base:
             row["delta"] = row["perplexity"] - base[row["corpus"]]
             row["delta_pct"] = 100.0 * row["delta"] / base[row["corpus"]]
 
@@ -112,9 +116,6 @@ def report_markdown(results: dict) -> str:
         "|---|---|---|---|---|---|",
     ]
     for r in results["rows"]:
-        if "perplexity" not in r:
-            lines.append(f"| {r['program']} | {r['what']} | {r['corpus']} | n/a | | not run: {r['reason']} |")
-            continue
         delta = "reference" if r["program"] == results["reference"] else ""
         if "delta" in r and r["program"] != results["reference"]:
             delta = f"{r['delta']:+.2f} ({r['delta_pct']:+.1f}%)"
@@ -132,6 +133,10 @@ def report_markdown(results: dict) -> str:
 
 def main(argv: list[str]) -> None:
     del argv
+    if any(p.needs_qnn_sdk for p in PROGRAMS if p.name in FLAGS.programs):
+        from tools.qnn import simulator
+
+        simulator.ensure_environment()  # re-executes with the QNN SDK on the library path
     from executorch.extension.pybindings import portable_lib
 
     portable_lib._unsafe_reset_threadpool(FLAGS.threads)
@@ -157,11 +162,6 @@ def main(argv: list[str]) -> None:
         rows = []
         for name in FLAGS.programs:
             program = by_name[name]
-            if program.unavailable:
-                rows += [
-                    {"program": name, "what": program.what, "corpus": c, "reason": program.unavailable} for c in texts
-                ]
-                continue
             print(f"{name} ({program.what}):", flush=True)
             for corpus, result in score_program(program, texts).items():
                 rows.append({"program": name, "what": program.what, "corpus": corpus, **result})
