@@ -1,12 +1,14 @@
 """The QNN program, run in the HTP simulator, predicts what the CPU reference predicts.
 
-Teacher-forced top-1 agreement over STEPS greedy steps per chat prompt: the
-CPU reference (llama_fp32_xnnpack, itself 0.984 in agreement with Hugging
-Face's eager model) greedily generates, the QNN program is fed the same prompt
-and tokens, and each step counts whether its argmax is the reference's token.
+Teacher-forced top-1 agreement over STEPS greedy steps per prompt: the CPU
+reference (llama_fp32_xnnpack, itself 0.984 in agreement with Hugging Face's
+eager model) greedily generates, the QNN program is fed the same prompt and
+tokens, and each step counts whether its argmax is the reference's token.
 
-The simulator emulates the Hexagon NPU instruction by instruction, so each
-token costs seconds on this CPU: the prompt set is small on purpose.
+The simulator emulates the Hexagon NPU instruction by instruction: 15-35 s
+per token of SmolLM2 on this 2-core host. So `bazel test //...` runs one
+prompt for 8 steps, and the full measurement (two prompts, 32 steps each) is
+the manual target //models:llama_int4_qnn_agreement_full_test.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from tools.executorch.pte_runner import PteSession  # noqa: E402
 from tools.python.runfile import runfile  # noqa: E402
 
 STEPS = int(os.environ.get("AGREEMENT_STEPS", "32"))
-PROMPTS = ["What is the capital of France?", "List three colors."]
+# Plain text rather than the chat template: its 30-token system preamble
+# would cost more simulator time than the steps being measured.
+PROMPTS = ["The capital of France is", "Once upon a time, there was a little"][: int(os.environ.get("AGREEMENT_PROMPTS", "2"))]
 QNN_PTE = os.environ.get("QNN_PTE", "llama_int4_qnn")
 # Set from the measurement recorded in the README (see the test log's line).
 THRESHOLD = float(os.environ.get("AGREEMENT_THRESHOLD", "0.6"))
@@ -45,7 +49,7 @@ class QnnAgreementTest(unittest.TestCase):
         self.assertEqual(qnn.limits.max_seq_len, 1, "QNN programs take one token per call (static shapes)")
         agree = total = 0
         for prompt in PROMPTS:
-            ids = reference.encode(reference.chat_prompt(prompt))
+            ids = reference.encode(prompt)
             expected = list(reference.generate(ids, STEPS, stop_at_eos=False))
             logits = qnn.prefill(ids)
             for step, token in enumerate(expected):

@@ -90,7 +90,8 @@ std::u16string Utf8ToUtf16(std::string_view text) {
       cp = (cp << 6) | (next & 0x3F);
     }
     // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
-    valid = valid && cp >= min && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+    valid =
+        valid && cp >= min && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
     if (!valid) {
       AppendUtf16(kReplacement, &out);
       ++i;

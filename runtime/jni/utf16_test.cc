@@ -6,7 +6,8 @@ namespace llm {
 namespace {
 
 TEST(Utf16Test, RoundTripsEveryPlane) {
-  const std::string text = "a\u00e9\u20ac\U0001F600\U0010FFFD";  // 1, 2, 3, 4, 4 bytes
+  const std::string text =
+      "a\u00e9\u20ac\U0001F600\U0010FFFD";  // 1, 2, 3, 4, 4 bytes
   const std::u16string utf16 = Utf8ToUtf16(text);
   EXPECT_EQ(utf16, u"a\u00e9\u20ac\U0001F600\U0010FFFD");
   EXPECT_EQ(utf16.size(), 7u);  // the two astral characters are surrogate pairs
@@ -24,8 +25,9 @@ TEST(Utf16Test, UnpairedSurrogatesBecomeReplacementCharacters) {
 }
 
 TEST(Utf16Test, InvalidUtf8BecomesOneReplacementPerBadByte) {
-  EXPECT_EQ(Utf8ToUtf16("\xF0\x9F\x98"), u"\uFFFD\uFFFD\uFFFD");  // truncated emoji
-  EXPECT_EQ(Utf8ToUtf16("\xC0\xAF"), u"\uFFFD\uFFFD");            // overlong '/'
+  EXPECT_EQ(Utf8ToUtf16("\xF0\x9F\x98"),
+            u"\uFFFD\uFFFD\uFFFD");                     // truncated emoji
+  EXPECT_EQ(Utf8ToUtf16("\xC0\xAF"), u"\uFFFD\uFFFD");  // overlong '/'
   EXPECT_EQ(Utf8ToUtf16("\xED\xA0\x80"), u"\uFFFD\uFFFD\uFFFD");  // a surrogate
   EXPECT_EQ(Utf8ToUtf16("x\xFFy"), u"x\uFFFDy");
 }

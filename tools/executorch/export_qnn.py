@@ -22,7 +22,9 @@ import logging
 import os
 import platform
 import re
+import resource
 import sys
+import time
 import warnings
 from importlib import metadata
 
@@ -138,7 +140,7 @@ def deterministic_context_signatures(pte: bytes) -> tuple[bytes, int]:
     return bytes(data), count
 
 
-def load_special_tokens(tokenizer_json: str, tokenizer_config: str) -> tuple[int, list[int]]:
+def load_special_tokens(tokenizer_json: str, tokenizer_config: str) -> tuple[int, list[int], bool]:
     with open(tokenizer_json) as f:
         added = {t["content"]: t["id"] for t in json.load(f).get("added_tokens", [])}
     with open(tokenizer_config) as f:
@@ -146,7 +148,7 @@ def load_special_tokens(tokenizer_json: str, tokenizer_config: str) -> tuple[int
     bos = added.get(config.get("bos_token"), -1)
     eos = added.get(config.get("eos_token"))
     eos_ids = sorted({eos} | {added[t] for t in END_OF_TEXT_TOKENS if t in added}) if eos is not None else []
-    return bos, eos_ids
+    return bos, eos_ids, bool(config.get("chat_template"))
 
 
 def install_passage_calibration(passages: list[list[int]]) -> None:
@@ -244,7 +246,7 @@ def main(argv: list[str]) -> None:
         check_sdk()
         _, htp_arch = check_soc(FLAGS.soc)
         record, passages = load_calibration(FLAGS.tokenizer)
-        bos_id, eos_ids = load_special_tokens(FLAGS.tokenizer, FLAGS.tokenizer_config)
+        bos_id, eos_ids, has_template = load_special_tokens(FLAGS.tokenizer, FLAGS.tokenizer_config)
         with open(FLAGS.params) as f:
             params = json.load(f)
     except ExportError as e:
@@ -256,6 +258,7 @@ def main(argv: list[str]) -> None:
 
     from tools.executorch import manifest_pb2, qnn_manifest_pb2
 
+    started = time.monotonic()
     torch.manual_seed(0)
     install_passage_calibration(passages)
     builder = _export_llama(build_llm_config(bos_id, eos_ids))
@@ -318,7 +321,7 @@ def main(argv: list[str]) -> None:
             sha256=sha256_of(FLAGS.tokenizer),
             bos_id=bos_id,
             eos_ids=eos_ids,
-            has_chat_template=True,
+            has_chat_template=has_template,
         ),
         checkpoint_sha256=sha256_of(FLAGS.checkpoint),
     )
@@ -327,6 +330,9 @@ def main(argv: list[str]) -> None:
     with open(FLAGS.out_manifest, "w") as f:
         json.dump(document, f, sort_keys=True, indent=2)
         f.write("\n")
+    # For the log only: the manifest must not depend on the machine's speed.
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"export_qnn: {time.monotonic() - started:.0f} s, peak RSS {peak_mb:.0f} MB", file=sys.stderr)
 
 
 if __name__ == "__main__":
