@@ -19,7 +19,6 @@ rest failed, and the exit code is 1.
 from __future__ import annotations
 
 import datetime
-import glob
 import json
 import os
 import re
@@ -29,13 +28,14 @@ import time
 
 from absl import app, flags
 
+from bench.bench_venv import bench_python
 from bench.devices import stats
 from bench.devices.adb import Adb, AdbError, DeviceLost, list_devices
 from bench.devices.plan import PLANS, Variant
 from bench.devices.targets import HostTarget, PhoneTarget, sha256_file
 from bench.fixed_prompt import fixed_prompt_ids
 from runtime.llm_main_process import LlmMainError
-from tools.python.runfile import runfile, workspace_dir
+from tools.python.runfile import runfile
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("adb", "adb", "adb executable.")
@@ -186,13 +186,12 @@ def bench_variant(target, variant: Variant, ids: list[int], threads: int, start_
 
 def draw_plots(results_json: str, out: str) -> bool:
     """Runs plot_report.py under the bench venv; False (and why) if it cannot."""
-    # External repositories sit beside this workspace's folder in the runfiles.
-    pythons = glob.glob(os.path.join(os.path.dirname(workspace_dir()), "*pypi_bench", "python3"))
-    if not pythons:
+    python = bench_python()
+    if not python:
         print("bench: no plots: the @pypi_bench interpreter is not in the runfiles", file=sys.stderr)
         return False
     result = subprocess.run(
-        [pythons[0], runfile("bench/plot_report.py"), results_json, out], capture_output=True, text=True
+        [python, runfile("bench/plot_report.py"), results_json, out], capture_output=True, text=True
     )
     if result.returncode != 0:
         print(f"bench: plotting failed: {result.stderr[-2000:]}", file=sys.stderr)

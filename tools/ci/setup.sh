@@ -4,7 +4,8 @@
 # cache, and for the C++ runtime: GoogleTest sources, the aarch64 cross
 # compiler with its glibc, qemu-user to run arm64 binaries, unzip (the
 # executorch wheel's C++ parts), clang-format, and libreadline8 for the
-# bible-kjv program that prints the KJV corpus (tools/text). For the Android
+# bible-kjv program that prints the KJV corpus (tools/text); g++ and cmake for
+# llama-cpp-python, which the bench venv builds from source (//bench:peers). For the Android
 # app's host checks: JUnit 4 (Debian), and kotlinc and ktlint from npm into
 # ~/.cache/llm_ondevice (found there by @host_jvm and tools/ci/lint.sh). The
 # Python venv is not installed here: Bazel's python_venv repository rule
@@ -13,7 +14,7 @@ set -euo pipefail
 packages=(
   bazel-bootstrap bazel-rules-java bazel-skylib nginx-light
   googletest g++-aarch64-linux-gnu qemu-user-static unzip clang-format
-  libreadline8 junit4 npm
+  libreadline8 junit4 npm g++ cmake
 )
 missing=()
 for p in "${packages[@]}"; do

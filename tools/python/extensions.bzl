@@ -8,6 +8,7 @@ _venv_tag = tag_class(attrs = {
     "python": attr.string(default = "python3"),
     "python_version": attr.string(default = "3.11"),
     "package_dirs": attr.string_dict(),
+    "build_env": attr.string_dict(),
 })
 
 def _venv_extension_impl(module_ctx):
@@ -19,6 +20,7 @@ def _venv_extension_impl(module_ctx):
                 python = venv.python,
                 python_version = venv.python_version,
                 package_dirs = venv.package_dirs,
+                build_env = venv.build_env,
             )
 
 python = module_extension(

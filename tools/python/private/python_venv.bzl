@@ -104,6 +104,10 @@ def _python_venv_impl(rctx):
 
     sha = rctx.execute(["sha256sum", str(lock)]).stdout.split(" ")[0]
     key = sha[:16] + "-py" + version
+    if rctx.attr.build_env:
+        # Packages built from source depend on their build settings too.
+        settings = " ".join(["{}={}".format(k, rctx.attr.build_env[k]) for k in sorted(rctx.attr.build_env)])
+        key += "-" + rctx.execute(["sh", "-c", "printf %s \"$0\" | sha256sum", settings]).stdout[:8]
     cache_root = rctx.os.environ.get("XDG_CACHE_HOME") or (rctx.os.environ.get("HOME", "/tmp") + "/.cache")
     venv = "{}/llm_ondevice/venvs/{}".format(cache_root, key)
     done_marker = venv + "/.complete"
@@ -130,6 +134,7 @@ def _python_venv_impl(rctx):
             ],
             timeout = 3600,
             quiet = False,
+            environment = rctx.attr.build_env,
         )
         if result.return_code:
             _fail_with_output("python_venv: pip install -r " + str(lock), result)
@@ -164,6 +169,10 @@ python_venv = repository_rule(
         "package_dirs": attr.string_dict(
             doc = "Data a package ships, as filegroups: {name: directory under site-packages}. " +
                   "`@<repo>//:<name>` is every file in it, `@<repo>//:<name>/<file>` one file.",
+        ),
+        "build_env": attr.string_dict(
+            doc = "Environment for pip while it builds source distributions " +
+                  "(e.g. CMAKE_ARGS); part of the venv's cache key.",
         ),
     },
     environ = ["XDG_CACHE_HOME"],

@@ -1,0 +1,16 @@
+"""The bench venv's interpreter (@pypi_bench) inside a bench's runfiles."""
+
+from __future__ import annotations
+
+import glob
+import os
+
+from tools.python.runfile import workspace_dir
+
+
+def bench_python() -> str | None:
+    """Path of @pypi_bench's python3, or None when the target does not carry it in `data`."""
+    # External repositories sit beside this workspace's folder in the runfiles
+    # (`pypi_bench` under WORKSPACE, `<module>~python~pypi_bench` or similar under bzlmod).
+    found = glob.glob(os.path.join(os.path.dirname(workspace_dir()), "*pypi_bench", "python3"))
+    return found[0] if found else None
