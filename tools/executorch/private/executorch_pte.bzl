@@ -8,7 +8,7 @@ load(":providers.bzl", "CalibrationSetInfo", "LlmCheckpointInfo", "PteInfo")
 load(":sentence_encoder.bzl", "EncoderCheckpointInfo")
 
 QUANTIZE_MODES = ["none", "int4_weight_only", "8da4w"]
-QNN_QUANTIZE_MODES = ["16a4w", "16a8w", "8a8w"]
+QNN_QUANTIZE_MODES = ["16a4w", "16a4w_block", "16a8w", "8a8w"]
 BACKENDS = ["portable", "xnnpack", "qnn"]
 GROUP_SIZES = [32, 64, 128]
 
@@ -18,8 +18,12 @@ def _check_qnn_attrs(ctx):
         fail("executorch_pte {}: unknown soc \"{}\"; ExecuTorch's QNN backend knows {}".format(ctx.label, attrs.soc, sorted(QNN_SOCS.keys())))
     if attrs.quantize not in QNN_QUANTIZE_MODES:
         fail("executorch_pte {}: backend \"qnn\" quantizes with QnnQuantizer; set quantize to one of {} (got \"{}\")".format(ctx.label, QNN_QUANTIZE_MODES, attrs.quantize))
-    if attrs.group_size or attrs.embedding_quantize or attrs.hqq:
-        fail("executorch_pte {}: group_size/embedding_quantize/hqq are XNNPACK options; drop them for backend \"qnn\"".format(ctx.label))
+    if attrs.embedding_quantize or attrs.hqq:
+        fail("executorch_pte {}: embedding_quantize/hqq are XNNPACK options; drop them for backend \"qnn\"".format(ctx.label))
+    if attrs.quantize == "16a4w_block" and attrs.group_size not in GROUP_SIZES:
+        fail("executorch_pte {}: quantize = \"16a4w_block\" needs group_size in {}, got {}".format(ctx.label, GROUP_SIZES, attrs.group_size))
+    if attrs.quantize != "16a4w_block" and attrs.group_size:
+        fail("executorch_pte {}: group_size is for quantize = \"16a4w_block\" on backend \"qnn\"; drop it".format(ctx.label))
     if not attrs.calibration:
         fail("executorch_pte {}: backend \"qnn\" needs calibration = a calibration_set target (post-training quantization)".format(ctx.label))
     if not attrs.qnn_sdk:
@@ -79,6 +83,7 @@ def _qnn_export(ctx, model, pte, manifest):
     args.add("--calibration_passages", ctx.attr.calibration_passages)
     args.add("--soc", ctx.attr.soc)
     args.add("--quantize", ctx.attr.quantize)
+    args.add("--group_size", ctx.attr.group_size)
     args.add("--max_context_len", ctx.attr.max_context_len)
     args.add("--qairt_build_id", sdk.qairt_build_id)
     args.add("--abi_adapter" if sdk.uses_abi_adapter else "--noabi_adapter")

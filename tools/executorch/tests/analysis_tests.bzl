@@ -50,7 +50,7 @@ _CASES = {
     ),
     "qnn_with_xnnpack_quantize": (
         {"backend": "qnn", "soc": "SM8650", "quantize": "8da4w", "calibration": "//models:tiny_calibration"},
-        "backend \"qnn\" quantizes with QnnQuantizer; set quantize to one of [\"16a4w\", \"16a8w\", \"8a8w\"]",
+        "backend \"qnn\" quantizes with QnnQuantizer; set quantize to one of [\"16a4w\", \"16a4w_block\", \"16a8w\", \"8a8w\"]",
     ),
     "qnn_without_calibration": (
         {"backend": "qnn", "soc": "SM8650", "quantize": "16a4w"},
