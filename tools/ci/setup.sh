@@ -14,8 +14,11 @@ set -euo pipefail
 packages=(
   bazel-bootstrap bazel-rules-java bazel-skylib nginx-light
   googletest g++-aarch64-linux-gnu qemu-user-static unzip clang-format
-  libreadline8 junit4 npm g++ cmake
+  libreadline8 junit4 g++ cmake
 )
+# npm usually comes with the machine's Node.js (whose own npm conflicts with
+# Debian's package); install Debian's only when there is none.
+command -v npm >/dev/null || packages+=(npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
