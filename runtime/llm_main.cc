@@ -4,6 +4,8 @@
 //            --prompt="What is the capital of France?" --stats_json=stats.json
 //
 // Exit codes: 0 success, 1 the model or runtime failed, 2 bad flags or input.
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -55,6 +57,8 @@ Output:
   --stats_json=PATH      write timing/memory stats as JSON ("-" = stderr)
   --print_ids            print the generated ids on stdout instead of text
   --logits_out=PATH      write the prefill's last logits (float32, raw)
+  --backend_library=PATH load a delegate's shared library first, e.g.
+                         ExecuTorch's QNN backend (comma-separated list)
   --verbose              show ExecuTorch's info logs
 )";
 
@@ -70,13 +74,30 @@ struct Flags {
   }
 };
 
-const char* const kKnownFlags[] = {
-    "model",       "tokenizer",  "prompt",         "prompt_file",
-    "prompt_ids",  "chat",       "system",         "max_new_tokens",
-    "temperature", "top_p",      "seed",           "truncate_prompt",
-    "ignore_eos",  "force_ids",  "threads",        "warmup",
-    "mlock",       "stats_json", "print_ids",      "logits_out",
-    "verbose",     "help",       "no_static_arena"};
+const char* const kKnownFlags[] = {"model",
+                                   "tokenizer",
+                                   "prompt",
+                                   "prompt_file",
+                                   "prompt_ids",
+                                   "chat",
+                                   "system",
+                                   "max_new_tokens",
+                                   "temperature",
+                                   "top_p",
+                                   "seed",
+                                   "truncate_prompt",
+                                   "ignore_eos",
+                                   "force_ids",
+                                   "threads",
+                                   "warmup",
+                                   "mlock",
+                                   "stats_json",
+                                   "print_ids",
+                                   "logits_out",
+                                   "verbose",
+                                   "help",
+                                   "no_static_arena",
+                                   "backend_library"};
 
 Flags ParseFlags(int argc, char** argv) {
   Flags flags;
@@ -112,7 +133,8 @@ void ResolveUserPaths(Flags* flags) {
     return path.empty() || path[0] == '/' ? path
                                           : std::string(user_dir) + "/" + path;
   };
-  for (const char* input : {"model", "tokenizer", "prompt_file"}) {
+  for (const char* input :
+       {"model", "tokenizer", "prompt_file", "backend_library"}) {
     auto it = flags->values.find(input);
     if (it != flags->values.end() && !std::ifstream(it->second).good()) {
       it->second = in_user_dir(it->second);
@@ -239,6 +261,23 @@ int main(int argc, char** argv) {
                                                /*add_generation_prompt=*/true);
     }
     for (int32_t id : tokenizer->Encode(text)) prompt.push_back(id);
+  }
+
+  // A delegate shipped as its own shared library (ExecuTorch's QNN backend)
+  // registers itself from a static initializer, so it must be loaded before
+  // the program is; it stays loaded for the life of the process.
+  if (flags.Has("backend_library")) {
+    std::stringstream libraries(flags.Get("backend_library"));
+    std::string library;
+    while (std::getline(libraries, library, ',')) {
+      if (dlopen(library.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+        return Fail(kUsageError,
+                    "cannot load --backend_library=" + library + ": " +
+                        dlerror() +
+                        " (its own dependencies, e.g. the QAIRT libraries, "
+                        "must be on LD_LIBRARY_PATH)");
+      }
+    }
   }
 
   llm::RunnerOptions options;

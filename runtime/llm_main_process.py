@@ -34,12 +34,15 @@ class LlmMainError(RuntimeError):
     """llm_main exited with an error; the message carries its stderr."""
 
 
-def run_with_stats(argv: Sequence[str], timeout: float) -> tuple[subprocess.CompletedProcess, dict]:
-    """Runs llm_main's argv with --stats_json added; returns the process and the stats."""
+def run_with_stats(
+    argv: Sequence[str], timeout: float, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess, dict]:
+    """Runs llm_main's argv with --stats_json added (and `env` added to the environment); returns the process and the stats."""
     with tempfile.TemporaryDirectory() as tmp:
         stats_path = os.path.join(tmp, "stats.json")
         argv = [*argv, f"--stats_json={stats_path}"]
-        result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+        full_env = {**os.environ, **env} if env else None
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=full_env)
         if result.returncode != 0:
             raise LlmMainError(f"{' '.join(argv[:4])} ... exited {result.returncode}:\n{result.stderr[-3000:]}")
         with open(stats_path) as f:
@@ -67,4 +70,14 @@ def generate_ids(
         *extra_flags,
     ]
     result, stats = run_with_stats(argv, timeout)
-    return Run(tokens=[int(t) for t in result.stdout.split()], stats=stats, stderr=result.stderr)
+    return Run(tokens=printed_ids(result.stdout), stats=stats, stderr=result.stderr)
+
+
+def printed_ids(stdout: str) -> list[int]:
+    """The ids llm_main --print_ids wrote, skipping lines of others: QAIRT's libraries print to stdout too."""
+    ids = []
+    for line in stdout.splitlines():
+        words = line.split()
+        if words and all(w.lstrip("-").isdigit() for w in words):
+            ids += [int(w) for w in words]
+    return ids

@@ -220,7 +220,13 @@ bool LlmProgram::PrepareForward(const ProgramOptions& options,
   if (!method.ok()) {
     std::string detail = Describe(method.error());
     *error = "cannot load forward: " + detail;
-    if (method.error() == Error::OperatorMissing) {
+    if (detail.find("QnnBackend is not registered") != std::string::npos) {
+      *error +=
+          ". The program is delegated to the Qualcomm NPU: load ExecuTorch's "
+          "QNN backend with --backend_library (libqnn_executorch_backend.so "
+          "on Android, libexecutorch_backend_qnn.so on this host) and put "
+          "the QAIRT libraries on LD_LIBRARY_PATH (README \"Qualcomm NPU\")";
+    } else if (method.error() == Error::OperatorMissing) {
       *error +=
           ". The program uses an operator this runner has no kernel for; "
           "re-export with the supported settings (executorch_pte) or add the "
