@@ -12,6 +12,12 @@ runner, and the report says "host". Writes bench/out/<date>-<device>/:
 results.json (every run, plus the environment), report.md and two PNG plots
 (decode tok/s per stage; per-token latency over each run).
 
+The QNN stage needs more on a phone: before anything runs, the phone's SoC
+and the QAIRT version of the libraries given with --qnn_libs are checked
+against the program's manifest (qnn_preflight.py); then those libraries are
+pushed and the runner loads ExecuTorch's QNN backend. On a host that stage
+is reported as not run: the HTP simulator measures correctness, not speed.
+
 A phone that disconnects mid-run keeps the runs measured so far, marks the
 rest failed, and the exit code is 1.
 """
@@ -32,6 +38,7 @@ from bench.bench_venv import bench_python
 from bench.devices import stats
 from bench.devices.adb import Adb, AdbError, DeviceLost, list_devices
 from bench.devices.plan import PLANS, Variant
+from bench.devices.qnn_preflight import QnnPreflightError
 from bench.devices.targets import HostTarget, PhoneTarget, sha256_file
 from bench.fixed_prompt import fixed_prompt_ids
 from runtime.llm_main_process import LlmMainError
@@ -55,6 +62,12 @@ flags.DEFINE_string(
     "The runner for the phone: bazel build --config=android_arm64 //runtime:llm_main.",
 )
 flags.DEFINE_list("phone_libs", [], "Shared libraries the phone runner needs (libexecutorch*.so ...).")
+flags.DEFINE_list(
+    "qnn_libs",
+    [],
+    "For the QNN stage on a phone: the QAIRT Android libraries (//tools/qnn:android_runtime_<soc>, from the SDK "
+    "that compiled the program) and ExecuTorch's libqnn_executorch_backend.so.",
+)
 flags.DEFINE_string("out", "", "Output folder; default bench/out/<date>-<device> in the workspace.")
 
 METRICS = (  # stats JSON key, report label, higher is better
@@ -87,8 +100,10 @@ def choose_target():
                     "`bazel build --config=android_arm64 //runtime:llm_main` and pass --phone_runner and "
                     "--phone_libs (see README), or pass --host"
                 )
-            return PhoneTarget(Adb(FLAGS.adb, FLAGS.serial or serials[0]), FLAGS.phone_runner, FLAGS.phone_libs)
-    return HostTarget(runfile("runtime/llm_main"))
+            return PhoneTarget(
+                Adb(FLAGS.adb, FLAGS.serial or serials[0]), FLAGS.phone_runner, FLAGS.phone_libs, FLAGS.qnn_libs
+            )
+    return HostTarget(runfile("runtime/llm_main"), runfile("runtime/host_qnn/libexecutorch_backend_qnn.so"))
 
 
 def _adb_exists() -> bool:
@@ -131,9 +146,11 @@ def summarize(runs: list[dict]) -> dict:
 def bench_variant(target, variant: Variant, ids: list[int], threads: int, start_temp, lost: list[str]) -> dict:
     record = {"stage": variant.stage, "program": variant.program, "runs": []}
     pte = runfile(f"models/{variant.program}.pte")
-    if variant.unavailable or not os.path.exists(pte):
+    if variant.unavailable or not os.path.exists(pte) or (target.kind == "host" and variant.not_on_host):
         record["status"] = "unavailable"
-        record["reason"] = variant.unavailable or f"{pte} is not built"
+        record["reason"] = variant.unavailable or (
+            variant.not_on_host if os.path.exists(pte) else f"{pte} is not built"
+        )
         return record
     record["model_bytes"] = os.path.getsize(pte)
     record["model_sha256"] = sha256_file(pte)
@@ -143,6 +160,11 @@ def bench_variant(target, variant: Variant, ids: list[int], threads: int, start_
         record["runs"] = [failed(lost[0]) for _ in range(FLAGS.runs)]
         return record
     try:
+        with open(runfile(f"models/{variant.program}.manifest.json")) as f:
+            manifest = json.load(f)
+        if "qnn" in manifest:
+            record["qnn"] = {k: manifest["qnn"][k] for k in ("soc", "htpArch", "qairtBuildId")}
+        delegate_flags, delegate_env = target.prepare_delegate(variant, manifest)
         remote = target.install([pte])[pte]
         args = [
             f"--model={remote}",
@@ -152,13 +174,14 @@ def bench_variant(target, variant: Variant, ids: list[int], threads: int, start_
             "--ignore_eos",
             "--print_ids",
             *variant.runner_flags,
+            *delegate_flags,
         ]
         for _ in range(FLAGS.warmup):
-            target.run(args, timeout=1800)
+            target.run(args, timeout=1800, env=delegate_env)
         for _ in range(FLAGS.runs):
             waited, _ = cool_down(target, start_temp)
             temps_before, freqs_before = target.thermal(), target.cpu_freqs_mhz()
-            run_stats = target.run(args, timeout=1800)
+            run_stats = target.run(args, timeout=1800, env=delegate_env)
             temps_after, freqs_after = target.thermal(), target.cpu_freqs_mhz()
             hot, why = stats.throttled(temps_before, temps_after, freqs_before, freqs_after)
             record["runs"].append(
@@ -177,7 +200,7 @@ def bench_variant(target, variant: Variant, ids: list[int], threads: int, start_
     except DeviceLost as e:
         lost.append(str(e))
         record["runs"] += [failed(str(e)) for _ in range(FLAGS.runs - len(record["runs"]))]
-    except (AdbError, LlmMainError) as e:
+    except (AdbError, LlmMainError, QnnPreflightError) as e:
         record["runs"] += [failed(str(e)) for _ in range(FLAGS.runs - len(record["runs"]))]
     record["status"] = "ok" if all(r["status"] == "ok" for r in record["runs"]) else "failed"
     record["summary"] = summarize(record["runs"])

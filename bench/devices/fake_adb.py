@@ -11,6 +11,7 @@ The device's file system is a folder ($FAKE_ADB_HOME/root). Programs run on
 it are linux-arm64 binaries executed under qemu-aarch64, so a test exercises
 the real arm64 runner, not a stand-in. /sys/class/thermal holds a zone that
 heats up with every program run and cools with time, like a phone's SoC.
+$FAKE_ADB_HOME/props.json overrides getprop values (a test's choice of SoC).
 Writing a number N to $FAKE_ADB_HOME/disconnect_after makes the phone vanish
 after its N-th program run: every later command fails as adb does when a
 device is unplugged.
@@ -50,6 +51,17 @@ def home() -> str:
         sys.exit("fake adb: set FAKE_ADB_HOME to the emulated phone's folder")
     os.makedirs(os.path.join(path, "root", "data", "local", "tmp"), exist_ok=True)
     return path
+
+
+def device_props() -> dict[str, str]:
+    """PROPS, with any overrides a test wrote to $FAKE_ADB_HOME/props.json (e.g. another SoC)."""
+    props = dict(PROPS)
+    try:
+        with open(os.path.join(home(), "props.json")) as f:
+            props.update(json.load(f))
+    except FileNotFoundError:
+        pass
+    return props
 
 
 def state_path() -> str:
@@ -152,7 +164,8 @@ def shell(command: str, state: dict) -> int:
             cwd = os.path.normpath(os.path.join(cwd, words[1]))
             status = 0
         elif name == "getprop":
-            print(PROPS.get(words[1], "") if len(words) > 1 else json.dumps(PROPS))
+            props = device_props()
+            print(props.get(words[1], "") if len(words) > 1 else json.dumps(props))
         elif name == "sha256sum":
             for p in words[1:]:
                 with open(device_path(p, cwd), "rb") as f:

@@ -1,8 +1,9 @@
 """Where a benchmark runs: an attached phone (through adb) or this host.
 
 Both offer the same operations, so the bench loop does not care which:
-install the runner and model files, run the runner and return its stats
-JSON, and read thermal zones and CPU frequencies around each run.
+prepare a delegate (the QNN backend and its libraries), install the runner
+and model files, run the runner and return its stats JSON, and read thermal
+zones and CPU frequencies around each run.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import os
 import platform
 import shlex
 
+from bench.devices import qnn_preflight
 from bench.devices.adb import Adb, AdbError
+from bench.devices.plan import Variant
 from runtime.llm_main_process import run_with_stats
 
 PHONE_DIR = "/data/local/tmp/llm_ondevice"
@@ -36,8 +39,9 @@ class HostTarget:
     kind = "host"
     name = "host"
 
-    def __init__(self, runner: str) -> None:
+    def __init__(self, runner: str, qnn_backend: str = "") -> None:
         self.runner = runner
+        self.qnn_backend = qnn_backend  # ExecuTorch's x86-64 QNN backend library
 
     def environment(self) -> dict:
         cpu = ""
@@ -55,11 +59,24 @@ class HostTarget:
     def cpu_count(self) -> int:
         return os.cpu_count() or 1
 
+    def prepare_delegate(self, variant: Variant, manifest: dict) -> tuple[list[str], dict[str, str]]:
+        """Runner flags and environment for the variant's delegate: on a host, QNN means the HTP simulator."""
+        if variant.delegate != "qnn":
+            return [], {}
+        from tools.qnn import simulator
+
+        if not self.qnn_backend or not os.path.exists(self.qnn_backend):
+            raise qnn_preflight.QnnPreflightError(
+                f"ExecuTorch's x86-64 QNN backend ({self.qnn_backend or 'unset'}) is missing: "
+                "add //runtime:host_qnn_backend to the data of //bench:device"
+            )
+        return [f"--backend_library={self.qnn_backend}"], simulator.sdk_environment()
+
     def install(self, files: list[str]) -> dict[str, str]:
         return {f: f for f in files}
 
-    def run(self, args: list[str], timeout: float) -> dict:
-        return run_with_stats([self.runner, *args], timeout)[1]
+    def run(self, args: list[str], timeout: float, env: dict[str, str] | None = None) -> dict:
+        return run_with_stats([self.runner, *args], timeout, env)[1]
 
     def thermal(self) -> dict[str, float]:
         zones = {}
@@ -85,11 +102,12 @@ class PhoneTarget:
 
     kind = "phone"
 
-    def __init__(self, adb: Adb, runner: str, libraries: list[str]) -> None:
+    def __init__(self, adb: Adb, runner: str, libraries: list[str], qnn_libraries: list[str] = ()) -> None:
         self.adb = adb
         self.name = adb.serial
         self.runner = runner
         self.libraries = libraries
+        self.qnn_libraries = list(qnn_libraries)  # QAIRT Android libraries + ExecuTorch's QNN backend
         self.remote_runner = f"{PHONE_DIR}/llm_main"
 
     def environment(self) -> dict:
@@ -114,6 +132,18 @@ class PhoneTarget:
                 "(storage full or a stale copy?); free space in /data/local/tmp and run again"
             )
 
+    def prepare_delegate(self, variant: Variant, manifest: dict) -> tuple[list[str], dict[str, str]]:
+        """Checks the phone and --qnn_libs against the program, then pushes the libraries (QNN only)."""
+        if variant.delegate != "qnn":
+            return [], {}
+        qnn_preflight.check(manifest, self.adb.getprop("ro.soc.model"), self.qnn_libraries)
+        self.adb.shell(f"mkdir -p {PHONE_DIR}")
+        for library in self.qnn_libraries:
+            self._push_checked(library, f"{PHONE_DIR}/{os.path.basename(library)}")
+        # The HTP stub on the CPU side loads its DSP half (the skel) from here.
+        dsp_path = f"{PHONE_DIR};/vendor/lib/rfsa/adsp;/vendor/dsp/cdsp;/system/lib/rfsa/adsp;/dsp"
+        return [f"--backend_library={PHONE_DIR}/{qnn_preflight.BACKEND_LIBRARY}"], {"ADSP_LIBRARY_PATH": dsp_path}
+
     def install(self, files: list[str]) -> dict[str, str]:
         """Pushes the runner, its libraries and `files`; returns local -> phone paths."""
         self.adb.shell(f"mkdir -p {PHONE_DIR}")
@@ -127,10 +157,13 @@ class PhoneTarget:
             mapping[local] = remote
         return mapping
 
-    def run(self, args: list[str], timeout: float) -> dict:
+    def run(self, args: list[str], timeout: float, env: dict[str, str] | None = None) -> dict:
         stats = f"{PHONE_DIR}/stats.json"
         command = " ".join(shlex.quote(a) for a in [*args, f"--stats_json={stats}"])
-        self.adb.shell(f"cd {PHONE_DIR} && LD_LIBRARY_PATH={PHONE_DIR} ./llm_main {command} > /dev/null", timeout)
+        variables = "".join(f"{name}={shlex.quote(value)} " for name, value in (env or {}).items())
+        self.adb.shell(
+            f"cd {PHONE_DIR} && LD_LIBRARY_PATH={PHONE_DIR} {variables}./llm_main {command} > /dev/null", timeout
+        )
         return json.loads(self.adb.shell(f"cat {stats}"))
 
     def thermal(self) -> dict[str, float]:
