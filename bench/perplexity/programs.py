@@ -19,9 +19,11 @@ PROGRAMS = (
     QualityProgram("llama_fp32_xnnpack", "fp32, XNNPACK"),
     QualityProgram("llama_int4", "8da4w g32 + 4-bit embedding table"),
     QualityProgram("llama_8da4w", "8da4w g32, fp32 embedding table"),
-    # On this host the QNN program runs in the HTP simulator at about 20 s per
+    # On this host the QNN program runs in the HTP simulator at about 8-20 s per
     # token, so it is scored only on request, with few short windows
     # (its context is 512, so --context must be at most 512):
     #   bazel run //bench:quality -- --programs=llama_fp32_xnnpack,llama_int4_qnn --windows=1 --context=64
-    QualityProgram("llama_int4_qnn", "16a4w, QNN HTP (simulator)", by_default=False, needs_qnn_sdk=True),
+    QualityProgram(
+        "llama_int4_qnn", "16a4w_block g32, QNN HTP (simulator)", by_default=False, needs_qnn_sdk=True
+    ),
 )
