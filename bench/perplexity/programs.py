@@ -23,7 +23,5 @@ PROGRAMS = (
     # token, so it is scored only on request, with few short windows
     # (its context is 512, so --context must be at most 512):
     #   bazel run //bench:quality -- --programs=llama_fp32_xnnpack,llama_int4_qnn --windows=1 --context=64
-    QualityProgram(
-        "llama_int4_qnn", "16a4w_block g32, QNN HTP (simulator)", by_default=False, needs_qnn_sdk=True
-    ),
+    QualityProgram("llama_int4_qnn", "16a4w_block g32, QNN HTP (simulator)", by_default=False, needs_qnn_sdk=True),
 )
