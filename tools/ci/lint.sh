@@ -25,11 +25,21 @@ ruff="$(bazel info output_base 2>/dev/null)/external/pypi/venv/bin/ruff"
 
 mode=check
 [ "${1:-}" = "--fix" ] && mode=fix
-# Native rules are deliberate: Bazel 4.2.3 cannot load rules_python offline,
-# and third_party/rules_cc exists to wrap the native C++ rules.
-starlark_files=$(git ls-files '*.bzl' '*.bazel' 'WORKSPACE' | grep -v '^third_party/')
+# Every rule is loaded from its rules repository, as Bazel 9 requires (the
+# native-* warnings); under Bazel 4.2.3 third_party/ maps those repositories
+# to the native rules.
+starlark_files=$(git ls-files '*.bzl' '*.bazel' 'WORKSPACE' 'MODULE.bazel' | grep -v '^third_party/')
 # shellcheck disable=SC2086
-"$buildifier" -mode=$mode -lint=warn -warnings=-native-py $starlark_files
+"$buildifier" -mode=$mode -lint=warn $starlark_files
+# The rules' public API is their defs.bzl: nothing outside a rule tree loads
+# its private/ files.
+private_loads=$(git grep -nE 'load\("//(tools/[a-z_]+)/private:' -- '*.bazel' '*.bzl' |
+  awk -F: '{ match($0, /\/\/tools\/[a-z_]+\//); tree = substr($0, RSTART + 2, RLENGTH - 3); if (index($1, tree "/") != 1) print }')
+if [ -n "$private_loads" ]; then
+  echo "lint: load the public defs.bzl instead of another tree's private/ files:" >&2
+  echo "$private_loads" >&2
+  exit 1
+fi
 cc_files=$(git ls-files '*.c' '*.cc' '*.h')
 kotlin_files=$(git ls-files '*.kt' '*.kts')
 if [ $mode = fix ]; then

@@ -21,7 +21,7 @@ exec "$here/venv/bin/python3" "$@"
 """
 
 _BUILD = """\
-load("@bazel_tools//tools/python:toolchain.bzl", "py_runtime_pair")
+load("@rules_python//python:defs.bzl", "py_runtime", "py_runtime_pair")
 
 package(default_visibility = ["//visibility:public"])
 
