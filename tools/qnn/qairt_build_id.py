@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""Prints the build id of a QNN HTP library, e.g. "v2.51.0.251020135409_130297".
+"""Prints the build id of a QNN HTP library: "QAIRT_BUILD_ID=v2.51.0.251020135409_130297".
 
 Standard library only: it runs once in the `qnn_sdk` repository rule, with the
 host's python3. The id comes from the library itself (QnnBackend_getBuildId
 through its interface table), so the version is read, not guessed from a
-folder or wheel name.
+folder or wheel name. The library prints banners of its own to stdout, so the
+id carries a marker (see private/build_id.bzl, which parses it).
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
 
 # QnnInterface_t: five header words (backend id, provider name, API version),
@@ -35,4 +37,8 @@ def build_id(library_path: str) -> str:
 
 
 if __name__ == "__main__":
-    print(build_id(sys.argv[1]))
+    sys.stdout.write(f"QAIRT_BUILD_ID={build_id(sys.argv[1])}\n")
+    sys.stdout.flush()
+    # The id is written; the library's teardown at exit has nothing to add and
+    # has been seen to print more, so skip it.
+    os._exit(0)
