@@ -69,8 +69,8 @@ kotlin_jvm_library = rule(
     attrs = {
         "srcs": attr.label_list(allow_files = [".kt"], mandatory = True),
         "deps": attr.label_list(doc = "kotlin_jvm_library targets or jar files."),
-        "_compiler": attr.label(default = "@host_jvm//:kotlin_compiler"),
-        "_stdlib": attr.label(default = "@host_jvm//:kotlin_stdlib"),
+        "_compiler": attr.label(default = Label("@host_jvm//:kotlin_compiler")),
+        "_stdlib": attr.label(default = Label("@host_jvm//:kotlin_stdlib")),
     },
 )
 
@@ -107,7 +107,7 @@ _LAUNCHER_ATTRS = {
     "native_libraries": attr.label_list(allow_files = [".so"], doc = "JNI libraries; their folders form java.library.path."),
     "data": attr.label_list(allow_files = True),
     "jvm_flags": attr.string_list(doc = "-D flags; $(rootpath ...) of data and native_libraries is expanded."),
-    "_stdlib": attr.label(default = "@host_jvm//:kotlin_stdlib"),
+    "_stdlib": attr.label(default = Label("@host_jvm//:kotlin_stdlib")),
 }
 
 def _kotlin_jvm_test_impl(ctx):
@@ -119,7 +119,7 @@ kotlin_jvm_test = rule(
     test = True,
     attrs = dict(_LAUNCHER_ATTRS, **{
         "test_classes": attr.string_list(mandatory = True, doc = "Fully qualified test class names."),
-        "_junit": attr.label(default = "@host_jvm//:kotlin_test_junit"),
+        "_junit": attr.label(default = Label("@host_jvm//:kotlin_test_junit")),
     }),
 )
 

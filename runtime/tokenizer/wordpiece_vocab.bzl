@@ -1,6 +1,6 @@
 """wordpiece_vocab: a BERT tokenizer.json compiled into the C++ WordPiece tokenizer's file.
 
-    load("//runtime/tokenizer:wordpiece_vocab.bzl", "wordpiece_vocab")
+    load("//tools/tokenizer:defs.bzl", "wordpiece_vocab")
 """
 
 # Starlark actions start from an empty environment. The compiler imports only
@@ -41,7 +41,7 @@ for a tokenizer that is not an uncased BERT WordPiece one.
     attrs = {
         "tokenizer": attr.label(allow_single_file = [".json"], mandatory = True, doc = "Hugging Face tokenizer.json (WordPiece)."),
         "_compiler": attr.label(
-            default = "//runtime/tokenizer:wordpiece_compile",
+            default = Label("//runtime/tokenizer:wordpiece_compile"),
             executable = True,
             cfg = "exec",
         ),

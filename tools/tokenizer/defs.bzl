@@ -1,7 +1,15 @@
-"""compiled_tokenizer: a Hugging Face tokenizer.json turned into the C++ runtime's tokenizer file.
+"""Public API for the C++ runtime's tokenizer files.
 
-    load("//tools/tokenizer:defs.bzl", "compiled_tokenizer")
+    load("//tools/tokenizer:defs.bzl", "compiled_tokenizer", "wordpiece_vocab")
+
+compiled_tokenizer: a Hugging Face byte-level BPE tokenizer.json turned into
+the file the runtime's BpeTokenizer loads. wordpiece_vocab: a sentence
+encoder's vocab.txt turned into the file its WordPiece tokenizer loads.
 """
+
+load("//runtime/tokenizer:wordpiece_vocab.bzl", _wordpiece_vocab = "wordpiece_vocab")
+
+wordpiece_vocab = _wordpiece_vocab
 
 # Starlark actions start from an empty environment. The compiler imports only
 # absl and jinja2, so it needs no more than the interpreter's launcher (PATH)
@@ -45,7 +53,7 @@ byte-level BPE with the GPT-2 pre-tokenizer or its chat template is not ChatML.
             doc = "tokenizer_config.json with bos/eos tokens and chat_template.",
         ),
         "_compiler": attr.label(
-            default = "//tools/tokenizer:compile_tokenizer",
+            default = Label("//tools/tokenizer:compile_tokenizer"),
             executable = True,
             cfg = "exec",
         ),

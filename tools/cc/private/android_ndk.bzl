@@ -56,6 +56,16 @@ toolchain(
 )
 """
 
+def _loadable(label):
+    """`label` as a string a generated BUILD file can load, in any Bazel.
+
+    Bazel 6+ prints labels with their repository ("@@//x:y.bzl"); Bazel 4
+    drops the main repository's "@", which inside another repository would
+    name that repository instead.
+    """
+    text = str(label)
+    return text if text.startswith("@") else "@" + text
+
 def _android_ndk_toolchain_impl(rctx):
     ndk = rctx.os.environ.get("ANDROID_NDK_HOME", "")
     prebuilt = ndk + "/" + _NDK_PREBUILT
@@ -78,7 +88,7 @@ def _android_ndk_toolchain_impl(rctx):
         rctx.file("missing_ndk.sh", _MISSING_TOOL.format(what = what), executable = True)
         for tool in names:
             tools[tool] = str(rctx.path("missing_ndk.sh"))
-    rctx.file("BUILD.bazel", _NDK_BUILD.format(config_bzl = "@//tools/cc/private:unix_toolchain_config.bzl", prebuilt = prebuilt, api = rctx.attr.api_level, tools = repr(tools)))
+    rctx.file("BUILD.bazel", _NDK_BUILD.format(config_bzl = _loadable(Label("//tools/cc/private:unix_toolchain_config.bzl")), prebuilt = prebuilt, api = rctx.attr.api_level, tools = repr(tools)))
 
 android_ndk_toolchain = repository_rule(
     implementation = _android_ndk_toolchain_impl,

@@ -37,6 +37,6 @@ calibration_set = rule(
         "passages": attr.int(default = 256, doc = "Passages kept, at an even stride through the text."),
         "min_tokens": attr.int(default = 32, doc = "Shortest paragraph that counts."),
         "max_tokens": attr.int(default = 96, doc = "Passages are cut here."),
-        "_tool": attr.label(default = "//tools/executorch:make_calibration_set", executable = True, cfg = "exec"),
+        "_tool": attr.label(default = Label("//tools/executorch:make_calibration_set"), executable = True, cfg = "exec"),
     },
 )

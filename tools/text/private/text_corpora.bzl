@@ -73,7 +73,7 @@ text_corpora = repository_rule(
     attrs = {
         "debs": attr.string_list_dict(doc = "Debian package -> [version, sha256 of the .deb]."),
         "texts": attr.string_dict(doc = "Output file -> its sha256."),
-        "_extractor": attr.label(default = "@//tools/text:extract_corpora.py", allow_single_file = True),
+        "_extractor": attr.label(default = Label("//tools/text:extract_corpora.py"), allow_single_file = True),
     },
     environ = ["XDG_CACHE_HOME"],
 )
