@@ -1,4 +1,4 @@
-"""The subset of rules_cc's public API that Bazel 4.2.3's own tools load: the native rules."""
+"""The subset of rules_cc's public API that Bazel 4.2.3's own tools and this repository load: the native rules."""
 
 def cc_binary(**kwargs):
     native.cc_binary(**kwargs)

@@ -5,15 +5,17 @@ NDK's clang). Tools are system packages or the user's NDK, named by absolute
 path, or small wrappers next to the cc_toolchain (relative path).
 """
 
-load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "ACTION_NAMES")
+load("@rules_cc//cc:action_names.bzl", "ACTION_NAMES")
 load(
-    "@bazel_tools//tools/cpp:cc_toolchain_config_lib.bzl",
+    "@rules_cc//cc:cc_toolchain_config_lib.bzl",
     "feature",
     "flag_group",
     "flag_set",
     "tool_path",
     "with_feature_set",
 )
+load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
+load("@rules_cc//cc/toolchains:cc_toolchain_config_info.bzl", "CcToolchainConfigInfo")
 
 _COMPILE_ACTIONS = [
     ACTION_NAMES.c_compile,
@@ -80,9 +82,6 @@ def _unix_toolchain_config_impl(ctx):
         _flags_feature("opt_link_flags", _LINK_ACTIONS, ["-Wl,--gc-sections"], when = "opt"),
     ]
 
-    # Bazel 4 has no @rules_cc//cc/common:cc_common.bzl offline; the builtin
-    # works in 4 and 7.
-    # buildifier: disable=native-cc-common
     return cc_common.create_cc_toolchain_config_info(
         ctx = ctx,
         features = features,
