@@ -57,7 +57,9 @@ class BazelLauncherTest(unittest.TestCase):
         self._fake_bazel("bazel-4")
         result = self._run(real, "build", "--config=ci", "//a b:c")
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertEqual(result.stdout.splitlines(), [f"bazel-{self.wanted}", "arg:build", "arg:--config=ci", "arg://a b:c"])
+        self.assertEqual(
+            result.stdout.splitlines(), [f"bazel-{self.wanted}", "arg:build", "arg:--config=ci", "arg://a b:c"]
+        )
         self.assertEqual(result.stderr, "")
 
     def test_falls_back_to_the_newest_installed_and_says_so(self) -> None:

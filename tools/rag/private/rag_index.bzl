@@ -114,7 +114,10 @@ def _rag_index_impl(ctx):
     args.add("--out_flat", flat)
     args.add("--out_lancedb", lancedb.path)
     env = dict(PYTHON_ACTION_ENV)
-    env["PYTHONPATH"] = "."
+
+    # write_index.py imports the rag package from the root of the repository
+    # that holds it: this one, or external/<name> where another module calls us.
+    env["PYTHONPATH"] = ctx.file._write_index.owner.workspace_root or "."
     ctx.actions.run(
         executable = ctx.executable._rag_python,
         arguments = [args],
