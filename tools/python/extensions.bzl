@@ -1,4 +1,4 @@
-"""Module extension exposing python_venv to bzlmod (Bazel 7/8)."""
+"""Module extension exposing python_venv to bzlmod (Bazel 7 and later)."""
 
 load("//tools/python/private:python_venv.bzl", "python_venv")
 
@@ -9,6 +9,7 @@ _venv_tag = tag_class(attrs = {
     "python_version": attr.string(default = "3.11"),
     "package_dirs": attr.string_dict(),
     "build_env": attr.string_dict(),
+    "worker_venv_root": attr.string(default = "/opt/llm_ondevice/venvs"),
 })
 
 def _venv_extension_impl(module_ctx):
@@ -21,6 +22,7 @@ def _venv_extension_impl(module_ctx):
                 python_version = venv.python_version,
                 package_dirs = venv.package_dirs,
                 build_env = venv.build_env,
+                worker_venv_root = venv.worker_venv_root,
             )
 
 python = module_extension(

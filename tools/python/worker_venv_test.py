@@ -1,0 +1,54 @@
+"""make_worker_venv.sh names each venv exactly as python_venv does, so --config=remote finds it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import unittest
+
+from tools.python.runfile import runfile
+
+# (wrapper of a python_venv repository, its lock file, its build_env) as in
+# MODULE.bazel and WORKSPACE.
+_VENVS = [
+    (sys.argv[1], "requirements_lock.txt", []),
+    (sys.argv[2], "rag/requirements_lock.txt", []),
+    (sys.argv[3], "bench/requirements_lock.txt", ["CMAKE_ARGS=-DGGML_NATIVE=ON"]),
+]
+
+
+def _in_runfiles(execroot_path: str) -> str:
+    # $(location) of an external file is external/<repo>/...; the runfiles
+    # tree has it there (legacy layout) or beside this workspace's folder.
+    for candidate in (execroot_path, os.path.join("..", execroot_path.removeprefix("external/"))):
+        if os.path.exists(candidate):
+            return candidate
+    raise FileNotFoundError(execroot_path)
+
+
+class WorkerVenvTest(unittest.TestCase):
+    def test_keys_match_the_repository_rules_venvs(self) -> None:
+        for wrapper, lock, settings in _VENVS:
+            with self.subTest(lock=lock):
+                repo_dir = os.path.dirname(os.path.realpath(_in_runfiles(wrapper)))
+                venv = os.readlink(os.path.join(repo_dir, "venv"))
+                key = subprocess.run(
+                    [runfile("tools/python/make_worker_venv.sh"), "--print-key", runfile(lock), "/unused", *settings],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout.strip()
+                self.assertEqual(key, os.path.basename(venv.rstrip("/")))
+
+    def test_worker_toolchain_names_that_folder(self) -> None:
+        wrapper, lock, _ = _VENVS[0]
+        repo_dir = os.path.dirname(os.path.realpath(_in_runfiles(wrapper)))
+        with open(os.path.join(repo_dir, "BUILD.bazel"), encoding="utf-8") as f:
+            build = f.read()
+        key = os.path.basename(os.readlink(os.path.join(repo_dir, "venv")).rstrip("/"))
+        self.assertIn(f'interpreter_path = "/opt/llm_ondevice/venvs/{key}/bin/python3"', build)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1])
