@@ -30,21 +30,25 @@ load("@rules_cc//cc:defs.bzl", "cc_library")
 
 package(default_visibility = ["//visibility:public"])
 
+# A machine without the JDK or npm's kotlinc still loads this package (Bazel 8
+# and later reject empty globs unless allowed); building then fails with
+# missing_kotlinc.sh's message.
+
 # jni.h and jni_md.h of the host JDK.
 cc_library(
     name = "jni_headers",
-    hdrs = glob(["jdk/include/**/*.h"]),
+    hdrs = glob(["jdk/include/**/*.h"], allow_empty = True),
     includes = ["jdk/include", "jdk/include/linux"],
 )
 
 filegroup(
     name = "kotlin_compiler",
-    srcs = glob(["kotlinc/lib/*.jar"]) or ["missing_kotlinc.sh"],
+    srcs = glob(["kotlinc/lib/*.jar"], allow_empty = True) or ["missing_kotlinc.sh"],
 )
 
 filegroup(
     name = "kotlin_stdlib",
-    srcs = glob(["kotlinc/lib/kotlin-stdlib.jar"]),
+    srcs = glob(["kotlinc/lib/kotlin-stdlib.jar"], allow_empty = True),
 )
 
 # kotlin.test assertions and @Test, backed by JUnit 4.
@@ -55,7 +59,7 @@ filegroup(
         "kotlinc/lib/kotlin-test-junit.jar",
         "java/junit4.jar",
         "java/hamcrest-core.jar",
-    ]),
+    ], allow_empty = True),
 )
 
 exports_files(glob(["*.sh"]))
