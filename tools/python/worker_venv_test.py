@@ -38,6 +38,8 @@ class WorkerVenvTest(unittest.TestCase):
                     capture_output=True,
                     text=True,
                     check=True,
+                    # The venv's own interpreter has the venv's Python version.
+                    env={**os.environ, "PYTHON": sys.executable},
                 ).stdout.strip()
                 self.assertEqual(key, os.path.basename(venv.rstrip("/")))
 
