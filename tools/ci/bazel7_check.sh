@@ -13,6 +13,9 @@
 #                      and modules/). Offline, Bazel 7's mod command fails after
 #                      resolution (it fetches the modules defining extensions);
 #                      the versions selected and their graph are printed anyway
+#   tools/ci/bazel7_check.sh --e2e [targets...]
+#                      bazel test (default //...) in e2e/smoke, which uses this
+#                      repository as a module (local_path_override)
 #   tools/ci/bazel7_check.sh --overrides [targets...]
 #                      the old way: Debian's /etc/bazel/bazelrc and
 #                      --override_module for every module (hides fetch failures)
@@ -31,10 +34,11 @@
 set -euo pipefail
 workspace=$(cd "$(dirname "$0")/../.." && pwd)
 chroot_dir=${BAZEL7_CHROOT:-/var/tmp/llm-ondevice-sid}
-mode=test overrides=0 bcr="" targets=()
+mode=test overrides=0 bcr="" targets=() subdir=""
 for arg in "$@"; do
   case $arg in
     --analysis-only) mode=analysis ;;
+    --e2e) subdir=e2e/smoke ;;
     --overrides) overrides=1 ;;
     --bcr=*) mode=bcr bcr=$(cd "${arg#--bcr=}" && pwd) ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -43,7 +47,7 @@ for arg in "$@"; do
   esac
 done
 if ((${#targets[@]} == 0)); then
-  if [ "$mode" = analysis ]; then targets=(//...); else targets=(//tools/...); fi
+  if [ "$mode" = analysis ] || [ -n "$subdir" ]; then targets=(//...); else targets=(//tools/...); fi
 fi
 apt_opts=(-o Acquire::Check-Valid-Until=false -y -qq)
 modules=(bazel-bootstrap bazel-features bazel-platforms bazel-rules-cc bazel-rules-java bazel-rules-license
@@ -65,7 +69,7 @@ startup=(--output_user_root=/root/.cache/bazel7)
 
 in_chroot() {
   chroot "$chroot_dir" /usr/bin/env -i HOME="$HOME" PATH="$python_prefix/bin:/usr/bin:/bin" \
-    XDG_CACHE_HOME="${venv_cache%/llm_ondevice}" /bin/sh -c 'cd /src && exec "$@"' sh "$@"
+    XDG_CACHE_HOME="${venv_cache%/llm_ondevice}" /bin/sh -c 'cd "/src/$0" && exec "$@"' "$subdir" "$@"
 }
 bind() {
   mkdir -p "$chroot_dir$2"
@@ -170,12 +174,13 @@ else
 fi
 ((overrides)) && exit "$status"
 # No module may come from anywhere but the registry: overridden modules show
-# as name@_ in the graph, as Bazel's own two do. (After the build: Bazel 7's
+# as name@_ in the graph, as Bazel's own two do (and, with --e2e, this
+# repository, through local_path_override; the root has no version either). (After the build: Bazel 7's
 # mod command evaluates every module extension, which the build mostly did.)
 if ! in_chroot bazel "${startup[@]}" mod graph --include_builtin "${flags[@]}" >"$tmp/graph.txt"; then
   echo "bazel7_check.sh: bazel mod graph failed" >&2
   status=1
-elif grep -n '@_' "$tmp/graph.txt" | grep -Ev '(bazel_tools|local_config_platform)@_'; then
+elif grep -n '@_' "$tmp/graph.txt" | grep -v '<root>' | grep -Ev '(bazel_tools|local_config_platform|llm_ondevice)@_'; then
   echo "bazel7_check.sh: the modules above are overridden, not fetched from the registry" >&2
   status=1
 else
