@@ -1,7 +1,8 @@
 #include "runtime/tokenizer/tokenizer_file.h"
 
-#include <cstring>
 #include <limits>
+
+#include "runtime/tokenizer/byte_reader.h"
 
 namespace llm::tokenizer {
 namespace {
@@ -14,72 +15,6 @@ constexpr uint32_t kChatNone = 0;
 constexpr uint32_t kChatChatMl = 1;
 constexpr uint32_t kFlagSpecial = 1;
 constexpr uint32_t kFlagNormalized = 2;
-
-// zlib's CRC-32 (reflected, polynomial 0xEDB88320), what Python's
-// zlib.crc32 computes.
-uint32_t Crc32(std::string_view data) {
-  static const std::array<uint32_t, 256> kTable = [] {
-    std::array<uint32_t, 256> table{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int bit = 0; bit < 8; ++bit) {
-        c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      }
-      table[i] = c;
-    }
-    return table;
-  }();
-  uint32_t crc = 0xFFFFFFFFu;
-  for (const char byte : data) {
-    crc = kTable[(crc ^ static_cast<unsigned char>(byte)) & 0xFF] ^ (crc >> 8);
-  }
-  return crc ^ 0xFFFFFFFFu;
-}
-
-// Little-endian fields from a byte range. Reads past the end fail (and keep
-// failing), so callers check ok() once after a group of reads.
-class Reader {
- public:
-  explicit Reader(std::string_view data) : data_(data) {}
-
-  uint32_t U32() {
-    if (!Has(4)) return 0;
-    const auto* p = reinterpret_cast<const unsigned char*>(data_.data());
-    const uint32_t value =
-        p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<uint32_t>(p[3]) << 24);
-    data_.remove_prefix(4);
-    return value;
-  }
-  int32_t I32() {
-    const uint32_t bits = U32();
-    int32_t value;
-    std::memcpy(&value, &bits, sizeof(value));
-    return value;
-  }
-  std::string_view Bytes(uint64_t count) {
-    if (!Has(count)) return {};
-    std::string_view bytes = data_.substr(0, count);
-    data_.remove_prefix(count);
-    return bytes;
-  }
-  // Whether `count` items of `item_size` bytes can still be read: checked
-  // before sizing a vector by a count read from the file.
-  bool CanRead(uint64_t count, uint64_t item_size) const {
-    return ok_ && count <= data_.size() / item_size;
-  }
-
-  bool ok() const { return ok_; }
-  bool at_end() const { return data_.empty(); }
-
- private:
-  bool Has(uint64_t count) {
-    if (!ok_ || count > data_.size()) ok_ = false;
-    return ok_;
-  }
-
-  std::string_view data_;
-  bool ok_ = true;
-};
 
 // Parses each section in turn; the first error wins.
 class Parser {
@@ -108,7 +43,7 @@ class Parser {
     return false;
   }
 
-  bool Section(std::string_view tag, bool (Parser::*parse_body)(Reader&)) {
+  bool Section(std::string_view tag, bool (Parser::*parse_body)(ByteReader&)) {
     const std::string_view found_tag = payload_.Bytes(4);
     const uint32_t size = payload_.U32();
     const std::string_view body = payload_.Bytes(size);
@@ -120,7 +55,7 @@ class Parser {
                   std::string(found_tag) + "'");
     }
     section_ = tag;
-    Reader reader(body);
+    ByteReader reader(body);
     const bool parsed = (this->*parse_body)(reader);
     // A body that ran out of bytes may stop without a message of its own.
     if (!reader.ok()) return Fail(Where() + "is shorter than its contents");
@@ -144,7 +79,7 @@ class Parser {
     return id == -1 || CheckTokenId(id, what);
   }
 
-  bool Vocab(Reader& r) {
+  bool Vocab(ByteReader& r) {
     const uint32_t count = r.U32();
     if (count == 0 ||
         count > static_cast<uint32_t>(std::numeric_limits<int32_t>::max()) ||
@@ -164,7 +99,7 @@ class Parser {
     return true;
   }
 
-  bool ByteTokens(Reader& r) {
+  bool ByteTokens(ByteReader& r) {
     for (int32_t& id : out_.byte_token_ids) {
       id = r.I32();
       if (r.ok() && !CheckOptionalTokenId(id, "byte token")) return false;
@@ -172,7 +107,7 @@ class Parser {
     return true;
   }
 
-  bool Merges(Reader& r) {
+  bool Merges(ByteReader& r) {
     const uint32_t count = r.U32();
     if (!r.CanRead(count, 12)) return Fail(Where() + "has a bad merge count");
     out_.merges.resize(count);
@@ -189,7 +124,7 @@ class Parser {
     return true;
   }
 
-  bool AddedTokens(Reader& r) {
+  bool AddedTokens(ByteReader& r) {
     const uint32_t count = r.U32();
     if (!r.CanRead(count, 12)) return Fail(Where() + "has a bad token count");
     out_.added_tokens.resize(count);
@@ -210,7 +145,7 @@ class Parser {
     return true;
   }
 
-  bool SpecialIds(Reader& r) {
+  bool SpecialIds(ByteReader& r) {
     out_.bos_id = r.I32();
     out_.eos_id = r.I32();
     const uint32_t count = r.U32();
@@ -228,7 +163,7 @@ class Parser {
     return true;
   }
 
-  bool PreTokenizer(Reader& r) {
+  bool PreTokenizer(ByteReader& r) {
     const uint32_t kind = r.U32();
     if (r.ok() && kind != kPreTokenizerGpt2ByteLevel) {
       return Fail("pre-tokenizer kind " + std::to_string(kind) +
@@ -237,7 +172,7 @@ class Parser {
     return true;
   }
 
-  bool Chat(Reader& r) {
+  bool Chat(ByteReader& r) {
     const uint32_t kind = r.U32();
     const uint32_t has_default_system = r.U32();
     const std::string_view system = r.Bytes(r.U32());
@@ -251,7 +186,7 @@ class Parser {
     return true;
   }
 
-  bool UnicodeClasses(Reader& r) {
+  bool UnicodeClasses(ByteReader& r) {
     for (std::vector<CodePointRange>* ranges :
          {&out_.letters, &out_.numbers, &out_.whitespace}) {
       const uint32_t count = r.U32();
@@ -265,7 +200,7 @@ class Parser {
     return true;
   }
 
-  Reader payload_;
+  ByteReader payload_;
   TokenizerFileContents& out_;
   std::string_view section_;
   std::string error_;
@@ -279,7 +214,7 @@ std::optional<TokenizerFileContents> ParseTokenizerFile(std::string_view bytes,
     *error = "not a compiled tokenizer file (no LLMBPETK header)";
     return std::nullopt;
   }
-  Reader header(bytes.substr(kMagic.size(), kHeaderSize - kMagic.size()));
+  ByteReader header(bytes.substr(kMagic.size(), kHeaderSize - kMagic.size()));
   const uint32_t version = header.U32();
   const uint32_t payload_size = header.U32();
   const uint32_t payload_crc32 = header.U32();

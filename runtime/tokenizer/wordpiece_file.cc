@@ -1,8 +1,8 @@
 #include "runtime/tokenizer/wordpiece_file.h"
 
-#include <array>
-#include <cstring>
 #include <limits>
+
+#include "runtime/tokenizer/byte_reader.h"
 
 namespace llm::tokenizer {
 namespace {
@@ -13,67 +13,6 @@ constexpr size_t kHeaderSize = 8 + 3 * 4;
 constexpr char32_t kMaxCodePoint = 0x10FFFF;
 // A replacement is a few code points (NFD of one character, lower-cased).
 constexpr uint32_t kMaxReplacementLength = 32;
-
-// zlib's CRC-32, what Python's zlib.crc32 computes (as tokenizer_file.cc).
-uint32_t Crc32(std::string_view data) {
-  static const std::array<uint32_t, 256> kTable = [] {
-    std::array<uint32_t, 256> table{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int bit = 0; bit < 8; ++bit) {
-        c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      }
-      table[i] = c;
-    }
-    return table;
-  }();
-  uint32_t crc = 0xFFFFFFFFu;
-  for (const char byte : data) {
-    crc = kTable[(crc ^ static_cast<unsigned char>(byte)) & 0xFF] ^ (crc >> 8);
-  }
-  return crc ^ 0xFFFFFFFFu;
-}
-
-// Little-endian fields; a read past the end fails and keeps failing.
-class Reader {
- public:
-  explicit Reader(std::string_view data) : data_(data) {}
-
-  uint32_t U32() {
-    if (!Has(4)) return 0;
-    const auto* p = reinterpret_cast<const unsigned char*>(data_.data());
-    const uint32_t value =
-        p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<uint32_t>(p[3]) << 24);
-    data_.remove_prefix(4);
-    return value;
-  }
-  int32_t I32() {
-    const uint32_t bits = U32();
-    int32_t value;
-    std::memcpy(&value, &bits, sizeof(value));
-    return value;
-  }
-  std::string_view Bytes(uint64_t count) {
-    if (!Has(count)) return {};
-    std::string_view bytes = data_.substr(0, count);
-    data_.remove_prefix(count);
-    return bytes;
-  }
-  bool CanRead(uint64_t count, uint64_t item_size) const {
-    return ok_ && count <= data_.size() / item_size;
-  }
-  bool ok() const { return ok_; }
-  bool at_end() const { return data_.empty(); }
-
- private:
-  bool Has(uint64_t count) {
-    if (!ok_ || count > data_.size()) ok_ = false;
-    return ok_;
-  }
-
-  std::string_view data_;
-  bool ok_ = true;
-};
 
 class Parser {
  public:
@@ -98,7 +37,7 @@ class Parser {
     return false;
   }
 
-  bool Section(std::string_view tag, bool (Parser::*parse_body)(Reader&)) {
+  bool Section(std::string_view tag, bool (Parser::*parse_body)(ByteReader&)) {
     const std::string_view found_tag = payload_.Bytes(4);
     const std::string_view body = payload_.Bytes(payload_.U32());
     if (!payload_.ok()) {
@@ -109,7 +48,7 @@ class Parser {
                   std::string(found_tag) + "'");
     }
     section_ = tag;
-    Reader reader(body);
+    ByteReader reader(body);
     const bool parsed = (this->*parse_body)(reader);
     if (!reader.ok()) return Fail(Where() + "is shorter than its contents");
     if (!parsed) return false;
@@ -128,7 +67,7 @@ class Parser {
                 std::to_string(out_.token_ends.size()) + ")");
   }
 
-  bool Vocab(Reader& r) {
+  bool Vocab(ByteReader& r) {
     const uint32_t count = r.U32();
     if (count == 0 ||
         count > static_cast<uint32_t>(std::numeric_limits<int32_t>::max()) ||
@@ -148,7 +87,7 @@ class Parser {
     return true;
   }
 
-  bool Config(Reader& r) {
+  bool Config(ByteReader& r) {
     out_.unk_id = r.I32();
     out_.cls_id = r.I32();
     out_.sep_id = r.I32();
@@ -162,7 +101,7 @@ class Parser {
            (out_.pad_id == -1 || CheckTokenId(out_.pad_id, "[PAD] id"));
   }
 
-  bool AddedTokens(Reader& r) {
+  bool AddedTokens(ByteReader& r) {
     const uint32_t count = r.U32();
     if (!r.CanRead(count, 8)) return Fail(Where() + "has a bad token count");
     out_.added_tokens.resize(count);
@@ -178,7 +117,7 @@ class Parser {
     return true;
   }
 
-  bool Ranges(Reader& r, std::vector<CodePointRange>* ranges) {
+  bool Ranges(ByteReader& r, std::vector<CodePointRange>* ranges) {
     const uint32_t count = r.U32();
     if (!r.CanRead(count, 8)) return Fail(Where() + "has a bad range count");
     ranges->resize(count);
@@ -196,7 +135,7 @@ class Parser {
     return true;
   }
 
-  bool Normalizer(Reader& r) {
+  bool Normalizer(ByteReader& r) {
     if (!Ranges(r, &out_.removed) || !Ranges(r, &out_.to_space) ||
         !Ranges(r, &out_.isolated)) {
       return false;
@@ -224,11 +163,11 @@ class Parser {
     return true;
   }
 
-  bool PreTokenizer(Reader& r) {
+  bool PreTokenizer(ByteReader& r) {
     return Ranges(r, &out_.whitespace) && Ranges(r, &out_.punctuation);
   }
 
-  Reader payload_;
+  ByteReader payload_;
   WordPieceFileContents& out_;
   std::string_view section_;
   std::string error_;
@@ -244,7 +183,7 @@ std::optional<WordPieceFileContents> ParseWordPieceFile(std::string_view bytes,
         "it with wordpiece_vocab, e.g. //models:minilm_l6_vocab";
     return std::nullopt;
   }
-  Reader header(bytes.substr(kMagic.size(), kHeaderSize - kMagic.size()));
+  ByteReader header(bytes.substr(kMagic.size(), kHeaderSize - kMagic.size()));
   const uint32_t version = header.U32();
   const uint32_t payload_size = header.U32();
   const uint32_t payload_crc32 = header.U32();

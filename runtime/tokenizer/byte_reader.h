@@ -1,0 +1,62 @@
+// The framing both compiled tokenizer files share (BPE .tok, WordPiece .wpt):
+// little-endian fields read from an untrusted byte range, and the CRC-32 that
+// guards each file's payload.
+
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace llm::tokenizer {
+
+// zlib's CRC-32 (reflected, polynomial 0xEDB88320), what Python's zlib.crc32
+// computes: the compilers in tools/tokenizer and runtime/tokenizer write it.
+uint32_t Crc32(std::string_view data);
+
+// Little-endian fields from a byte range. A read past the end fails and keeps
+// failing, so callers check ok() once after a group of reads.
+class ByteReader {
+ public:
+  explicit ByteReader(std::string_view data) : data_(data) {}
+
+  uint32_t U32() {
+    if (!Has(4)) return 0;
+    const auto* p = reinterpret_cast<const unsigned char*>(data_.data());
+    const uint32_t value =
+        p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<uint32_t>(p[3]) << 24);
+    data_.remove_prefix(4);
+    return value;
+  }
+  int32_t I32() {
+    const uint32_t bits = U32();
+    int32_t value;
+    std::memcpy(&value, &bits, sizeof(value));
+    return value;
+  }
+  std::string_view Bytes(uint64_t count) {
+    if (!Has(count)) return {};
+    std::string_view bytes = data_.substr(0, count);
+    data_.remove_prefix(count);
+    return bytes;
+  }
+  // Whether `count` items of `item_size` bytes can still be read: checked
+  // before sizing a vector by a count read from the file.
+  bool CanRead(uint64_t count, uint64_t item_size) const {
+    return ok_ && count <= data_.size() / item_size;
+  }
+
+  bool ok() const { return ok_; }
+  bool at_end() const { return data_.empty(); }
+
+ private:
+  bool Has(uint64_t count) {
+    if (!ok_ || count > data_.size()) ok_ = false;
+    return ok_;
+  }
+
+  std::string_view data_;
+  bool ok_ = true;
+};
+
+}  // namespace llm::tokenizer
