@@ -23,4 +23,40 @@ uint32_t Crc32(std::string_view data) {
   return crc ^ 0xFFFFFFFFu;
 }
 
+std::optional<std::string_view> ReadFrame(std::string_view bytes,
+                                          const FileFrame& frame,
+                                          std::string* error) {
+  constexpr size_t kHeaderSize = 8 + 3 * 4;
+  if (bytes.size() < kHeaderSize ||
+      bytes.substr(0, frame.magic.size()) != frame.magic) {
+    *error = std::string(frame.no_magic);
+    return std::nullopt;
+  }
+  const std::string kind(frame.kind);
+  ByteReader header(
+      bytes.substr(frame.magic.size(), kHeaderSize - frame.magic.size()));
+  const uint32_t version = header.U32();
+  const uint32_t payload_size = header.U32();
+  const uint32_t payload_crc32 = header.U32();
+  if (version != frame.version) {
+    *error = kind + " file version " + std::to_string(version) +
+             " is not supported (this runtime reads version " +
+             std::to_string(frame.version) + "): recompile it";
+    return std::nullopt;
+  }
+  const std::string_view payload = bytes.substr(kHeaderSize);
+  if (payload.size() != payload_size) {
+    *error = kind + " file is " + std::to_string(bytes.size()) +
+             " bytes, its header says " +
+             std::to_string(kHeaderSize + uint64_t{payload_size}) +
+             " (truncated or padded)";
+    return std::nullopt;
+  }
+  if (Crc32(payload) != payload_crc32) {
+    *error = kind + " file is corrupt (CRC-32 mismatch)";
+    return std::nullopt;
+  }
+  return payload;
+}
+
 }  // namespace llm::tokenizer

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace llm::tokenizer {
@@ -58,5 +60,21 @@ class ByteReader {
   std::string_view data_;
   bool ok_ = true;
 };
+
+// How a compiled file is framed: an 8-byte magic, then u32 version, u32
+// payload size and u32 CRC-32 of the payload, then the payload.
+struct FileFrame {
+  std::string_view magic;     // e.g. "LLMBPETK"
+  uint32_t version;           // the one this runtime reads
+  std::string_view kind;      // names the file in errors, e.g. "tokenizer"
+  std::string_view no_magic;  // the error when the magic is missing
+};
+
+// The payload of `bytes`, framed as `frame` says. A missing magic, another
+// version, a size that disagrees with the header or a bad CRC-32 gives
+// nullopt, with *error saying which.
+std::optional<std::string_view> ReadFrame(std::string_view bytes,
+                                          const FileFrame& frame,
+                                          std::string* error);
 
 }  // namespace llm::tokenizer

@@ -9,7 +9,6 @@ namespace {
 
 constexpr std::string_view kMagic = "LLMBPETK";
 constexpr uint32_t kVersion = 1;
-constexpr size_t kHeaderSize = 8 + 3 * 4;
 constexpr uint32_t kPreTokenizerGpt2ByteLevel = 1;
 constexpr uint32_t kChatNone = 0;
 constexpr uint32_t kChatChatMl = 1;
@@ -210,34 +209,14 @@ class Parser {
 
 std::optional<TokenizerFileContents> ParseTokenizerFile(std::string_view bytes,
                                                         std::string* error) {
-  if (bytes.size() < kHeaderSize || bytes.substr(0, kMagic.size()) != kMagic) {
-    *error = "not a compiled tokenizer file (no LLMBPETK header)";
-    return std::nullopt;
-  }
-  ByteReader header(bytes.substr(kMagic.size(), kHeaderSize - kMagic.size()));
-  const uint32_t version = header.U32();
-  const uint32_t payload_size = header.U32();
-  const uint32_t payload_crc32 = header.U32();
-  if (version != kVersion) {
-    *error = "tokenizer file version " + std::to_string(version) +
-             " is not supported (this runtime reads version " +
-             std::to_string(kVersion) + "): recompile it";
-    return std::nullopt;
-  }
-  const std::string_view payload = bytes.substr(kHeaderSize);
-  if (payload.size() != payload_size) {
-    *error = "tokenizer file is " + std::to_string(bytes.size()) +
-             " bytes, its header says " +
-             std::to_string(kHeaderSize + uint64_t{payload_size}) +
-             " (truncated or padded)";
-    return std::nullopt;
-  }
-  if (Crc32(payload) != payload_crc32) {
-    *error = "tokenizer file is corrupt (CRC-32 mismatch)";
-    return std::nullopt;
-  }
+  const std::optional<std::string_view> payload =
+      ReadFrame(bytes,
+                {kMagic, kVersion, "tokenizer",
+                 "not a compiled tokenizer file (no LLMBPETK header)"},
+                error);
+  if (!payload) return std::nullopt;
   TokenizerFileContents contents;
-  Parser parser(payload, &contents);
+  Parser parser(*payload, &contents);
   if (!parser.Run()) {
     *error = "malformed tokenizer file: " + parser.error();
     return std::nullopt;

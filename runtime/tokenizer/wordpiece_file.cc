@@ -9,7 +9,6 @@ namespace {
 
 constexpr std::string_view kMagic = "LLMWPTOK";
 constexpr uint32_t kVersion = 1;
-constexpr size_t kHeaderSize = 8 + 3 * 4;
 constexpr char32_t kMaxCodePoint = 0x10FFFF;
 // A replacement is a few code points (NFD of one character, lower-cased).
 constexpr uint32_t kMaxReplacementLength = 32;
@@ -177,36 +176,15 @@ class Parser {
 
 std::optional<WordPieceFileContents> ParseWordPieceFile(std::string_view bytes,
                                                         std::string* error) {
-  if (bytes.size() < kHeaderSize || bytes.substr(0, kMagic.size()) != kMagic) {
-    *error =
-        "not a compiled WordPiece tokenizer file (no LLMWPTOK header); build "
-        "it with wordpiece_vocab, e.g. //models:minilm_l6_vocab";
-    return std::nullopt;
-  }
-  ByteReader header(bytes.substr(kMagic.size(), kHeaderSize - kMagic.size()));
-  const uint32_t version = header.U32();
-  const uint32_t payload_size = header.U32();
-  const uint32_t payload_crc32 = header.U32();
-  if (version != kVersion) {
-    *error = "WordPiece file version " + std::to_string(version) +
-             " is not supported (this runtime reads version " +
-             std::to_string(kVersion) + "): recompile it";
-    return std::nullopt;
-  }
-  const std::string_view payload = bytes.substr(kHeaderSize);
-  if (payload.size() != payload_size) {
-    *error = "WordPiece file is " + std::to_string(bytes.size()) +
-             " bytes, its header says " +
-             std::to_string(kHeaderSize + uint64_t{payload_size}) +
-             " (truncated or padded)";
-    return std::nullopt;
-  }
-  if (Crc32(payload) != payload_crc32) {
-    *error = "WordPiece file is corrupt (CRC-32 mismatch)";
-    return std::nullopt;
-  }
+  const std::optional<std::string_view> payload = ReadFrame(
+      bytes,
+      {kMagic, kVersion, "WordPiece",
+       "not a compiled WordPiece tokenizer file (no LLMWPTOK header); build "
+       "it with wordpiece_vocab, e.g. //models:minilm_l6_vocab"},
+      error);
+  if (!payload) return std::nullopt;
   WordPieceFileContents contents;
-  Parser parser(payload, &contents);
+  Parser parser(*payload, &contents);
   if (!parser.Run()) {
     *error = "malformed WordPiece file: " + parser.error();
     return std::nullopt;
