@@ -8,7 +8,7 @@
 set -euo pipefail
 workspace=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/llm_ondevice
-key=$("$workspace/tools/python/make_worker_venv.sh" --print-key "$workspace/requirements_lock.txt")
+key=$("$workspace/tools/python/make_venv.sh" --print-key "$workspace/requirements_lock.txt")
 worker=/opt/llm_ondevice/venvs/$key
 [ -x "$cache/venvs/$key/bin/python3" ] || { echo "worker_sandbox_check: no venv $cache/venvs/$key yet; build anything first" >&2; exit 1; }
 

@@ -1,4 +1,4 @@
-"""make_worker_venv.sh names each venv exactly as python_venv does, so --config=remote finds it."""
+"""A worker's venvs (make_venv.sh) have the names python_venv and its worker toolchain use."""
 
 from __future__ import annotations
 
@@ -27,28 +27,31 @@ def _in_runfiles(execroot_path: str) -> str:
     raise FileNotFoundError(execroot_path)
 
 
+def _repository_and_key(wrapper: str) -> tuple[str, str]:
+    """A python_venv repository's folder, and the key of the venv it links."""
+    repo_dir = os.path.dirname(os.path.realpath(_in_runfiles(wrapper)))
+    return repo_dir, os.path.basename(os.readlink(os.path.join(repo_dir, "venv")).rstrip("/"))
+
+
 class WorkerVenvTest(unittest.TestCase):
     def test_keys_match_the_repository_rules_venvs(self) -> None:
         for wrapper, lock, settings in _VENVS:
             with self.subTest(lock=lock):
-                repo_dir = os.path.dirname(os.path.realpath(_in_runfiles(wrapper)))
-                venv = os.readlink(os.path.join(repo_dir, "venv"))
-                key = subprocess.run(
-                    [runfile("tools/python/make_worker_venv.sh"), "--print-key", runfile(lock), "/unused", *settings],
+                _, key = _repository_and_key(wrapper)
+                printed = subprocess.run(
+                    [runfile("tools/python/make_venv.sh"), "--print-key", runfile(lock), "/unused", *settings],
                     capture_output=True,
                     text=True,
                     check=True,
                     # The venv's own interpreter has the venv's Python version.
                     env={**os.environ, "PYTHON": sys.executable},
                 ).stdout.strip()
-                self.assertEqual(key, os.path.basename(venv.rstrip("/")))
+                self.assertEqual(printed, key)
 
     def test_worker_toolchain_names_that_folder(self) -> None:
-        wrapper, lock, _ = _VENVS[0]
-        repo_dir = os.path.dirname(os.path.realpath(_in_runfiles(wrapper)))
+        repo_dir, key = _repository_and_key(_VENVS[0][0])
         with open(os.path.join(repo_dir, "BUILD.bazel"), encoding="utf-8") as f:
             build = f.read()
-        key = os.path.basename(os.readlink(os.path.join(repo_dir, "venv")).rstrip("/"))
         self.assertIn(f'interpreter_path = "/opt/llm_ondevice/venvs/{key}/bin/python3"', build)
 
 

@@ -55,7 +55,7 @@ filegroup(
 
 # Remote workers have no ~/.cache venv and no `venv` link beside the wrapper:
 # this toolchain runs the same venv from a fixed folder of the worker's image
-# instead, made there by tools/python/make_worker_venv.sh. `--config=remote`
+# instead, made there by tools/python/make_venv.sh. `--config=remote`
 # selects it (see docs/remote.md).
 _WORKER_BUILD = """
 py_runtime(
@@ -127,42 +127,25 @@ def _python_venv_impl(rctx):
         ))
 
     sha = rctx.execute(["sha256sum", str(lock)]).stdout.split(" ")[0]
-    key = sha[:16] + "-py" + version
-    if rctx.attr.build_env:
-        # Packages built from source depend on their build settings too.
-        settings = " ".join(["{}={}".format(k, rctx.attr.build_env[k]) for k in sorted(rctx.attr.build_env)])
-        key += "-" + rctx.execute(["sh", "-c", "printf %s \"$0\" | sha256sum", settings]).stdout[:8]
     cache_root = rctx.os.environ.get("XDG_CACHE_HOME") or (rctx.os.environ.get("HOME", "/tmp") + "/.cache")
-    venv = "{}/llm_ondevice/venvs/{}".format(cache_root, key)
-    done_marker = venv + "/.complete"
+    root = cache_root + "/llm_ondevice/venvs"
 
-    if not rctx.path(done_marker).exists:
+    # make_venv.sh names and installs the venv, here and on a remote worker's
+    # image alike, so the two can never disagree.
+    make_venv = str(rctx.path(rctx.attr._make_venv))
+    args = [str(lock), root] + ["{}={}".format(k, rctx.attr.build_env[k]) for k in sorted(rctx.attr.build_env)]
+    interpreter = {"PYTHON": str(python)}
+    result = rctx.execute(["bash", make_venv, "--print-key"] + args, environment = interpreter)
+    if result.return_code:
+        _fail_with_output("python_venv: make_venv.sh --print-key", result)
+    key = result.stdout.strip()
+    venv = "{}/{}".format(root, key)
+
+    if not rctx.path(venv + "/.complete").exists:
         rctx.report_progress("Creating Python venv from {} (one-off, a few minutes)".format(rctx.attr.requirements_lock.name))
-        rctx.execute(["rm", "-rf", venv])
-        result = rctx.execute([python, "-m", "venv", venv])
+        result = rctx.execute(["bash", make_venv] + args, environment = interpreter, timeout = 3600, quiet = False)
         if result.return_code:
-            _fail_with_output("python_venv: creating " + venv, result)
-        result = rctx.execute(
-            [
-                venv + "/bin/python3",
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--no-deps",
-                "--require-hashes",
-                "--disable-pip-version-check",
-                "--no-input",
-                "-r",
-                str(lock),
-            ],
-            timeout = 3600,
-            quiet = False,
-            environment = rctx.attr.build_env,
-        )
-        if result.return_code:
-            _fail_with_output("python_venv: pip install -r " + str(lock), result)
-        rctx.execute(["sh", "-c", "echo {} > {}".format(sha, done_marker)])
+            _fail_with_output("python_venv: make_venv.sh " + str(lock), result)
 
     rctx.symlink(venv, "venv")
     site = rctx.execute([venv + "/bin/python3", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
@@ -197,8 +180,9 @@ python_venv = repository_rule(
         "worker_venv_root": attr.string(
             default = "/opt/llm_ondevice/venvs",
             doc = "Where a remote worker's image holds this venv, as <root>/<key> " +
-                  "(tools/python/make_worker_venv.sh); used by :worker_python_toolchain.",
+                  "(tools/python/make_venv.sh); used by :worker_python_toolchain.",
         ),
+        "_make_venv": attr.label(default = Label("//tools/python:make_venv.sh"), allow_single_file = True),
         "build_env": attr.string_dict(
             doc = "Environment for pip while it builds source distributions " +
                   "(e.g. CMAKE_ARGS); part of the venv's cache key.",
