@@ -7,7 +7,8 @@ load(":encoder_pte.bzl", "encoder_pte_impl")
 load(":providers.bzl", "CalibrationSetInfo", "LlmCheckpointInfo", "PteInfo")
 load(":sentence_encoder.bzl", "EncoderCheckpointInfo")
 
-QUANTIZE_MODES = ["none", "int4_weight_only", "8da4w"]
+QUANTIZE_MODES = ["none", "int4_weight_only", "8da4w", "8da4w_asym"]
+HEAD_QUANTIZE_MODES = ["", "8da8w"]
 QNN_QUANTIZE_MODES = ["16a4w", "16a4w_block", "16a8w", "8a8w"]
 BACKENDS = ["portable", "xnnpack", "qnn"]
 GROUP_SIZES = [32, 64, 128]
@@ -18,8 +19,8 @@ def _check_qnn_attrs(ctx):
         fail("executorch_pte {}: unknown soc \"{}\"; ExecuTorch's QNN backend knows {}".format(ctx.label, attrs.soc, sorted(QNN_SOCS.keys())))
     if attrs.quantize not in QNN_QUANTIZE_MODES:
         fail("executorch_pte {}: backend \"qnn\" quantizes with QnnQuantizer; set quantize to one of {} (got \"{}\")".format(ctx.label, QNN_QUANTIZE_MODES, attrs.quantize))
-    if attrs.embedding_quantize or attrs.hqq:
-        fail("executorch_pte {}: embedding_quantize/hqq are XNNPACK options; drop them for backend \"qnn\"".format(ctx.label))
+    if attrs.embedding_quantize or attrs.hqq or attrs.head_quantize:
+        fail("executorch_pte {}: embedding_quantize/head_quantize/hqq are XNNPACK options; drop them for backend \"qnn\"".format(ctx.label))
     if attrs.quantize == "16a4w_block" and attrs.group_size not in GROUP_SIZES:
         fail("executorch_pte {}: quantize = \"16a4w_block\" needs group_size in {}, got {}".format(ctx.label, GROUP_SIZES, attrs.group_size))
     if attrs.quantize != "16a4w_block" and attrs.group_size:
@@ -58,6 +59,12 @@ def _check_attrs(ctx):
             GROUP_SIZES,
             attrs.group_size,
         ))
+    if attrs.head_quantize not in HEAD_QUANTIZE_MODES:
+        fail("executorch_pte {}: unknown head_quantize \"{}\"; choose one of {}".format(ctx.label, attrs.head_quantize, HEAD_QUANTIZE_MODES))
+    if attrs.head_quantize and attrs.quantize != "8da4w_asym":
+        fail("executorch_pte {}: head_quantize needs quantize = \"8da4w_asym\"".format(ctx.label))
+    if attrs.quantize == "8da4w_asym" and (attrs.backend != "xnnpack" or attrs.hqq):
+        fail("executorch_pte {}: quantize = \"8da4w_asym\" runs on XNNPACK and picks its own scales: set backend = \"xnnpack\", drop hqq".format(ctx.label))
     if attrs.quantize == "int4_weight_only":
         # executorch 1.5.1: XNNPACK keeps fp32 weights and returns wrong
         # logits; portable kernels reject the int8 weights at run time.
@@ -130,6 +137,8 @@ def _executorch_pte_impl(ctx):
     args.add("--max_seq_len", ctx.attr.max_seq_len)
     args.add("--max_context_len", ctx.attr.max_context_len)
     args.add("--hqq" if ctx.attr.hqq else "--nohqq")
+    if ctx.attr.head_quantize:
+        args.add("--head_quantize", ctx.attr.head_quantize)
     args.add("--out_pte", pte)
     args.add("--out_manifest", manifest)
 
@@ -170,7 +179,11 @@ executorch_pte = rule(
             providers = [[LlmCheckpointInfo], [EncoderCheckpointInfo]],
             doc = "An llm_checkpoint, or a sentence_encoder (see encoder_pte.bzl).",
         ),
-        "quantize": attr.string(default = "none", doc = "Linear-layer quantization."),
+        "quantize": attr.string(
+            default = "none",
+            doc = "Linear-layer quantization: none, 8da4w (ExecuTorch's symmetric int4), 8da4w_asym (asymmetric int4 blocks, exact on XNNPACK).",
+        ),
+        "head_quantize": attr.string(default = "", doc = "8da4w_asym only: \"8da8w\" keeps the output head at 8 bits."),
         "group_size": attr.int(default = 0, doc = "Group size of 4-bit weights: 32, 64 or 128."),
         "embedding_quantize": attr.string(default = "", doc = "\"<bits>,<group>\" (e.g. \"4,32\"); empty keeps fp32 embeddings."),
         "backend": attr.string(default = "portable", doc = "portable kernels, the XNNPACK delegate, or qnn (Qualcomm HTP)."),

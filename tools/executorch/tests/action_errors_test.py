@@ -59,6 +59,18 @@ class ExportErrorsTest(unittest.TestCase):
         result = self.export("--quantize=8da4w", "--group_size=32", "--embedding_quantize=3,32")
         self.assert_fails_with(result, "embedding_quantize='3,32'")
 
+    def test_head_quantize_needs_the_asymmetric_recipe(self):
+        result = self.export("--quantize=8da4w", "--group_size=32", "--backend=xnnpack", "--head_quantize=8da8w")
+        self.assert_fails_with(result, "head_quantize='8da8w' needs quantize='8da4w_asym'")
+
+    def test_unknown_head_quantize(self):
+        result = self.export("--quantize=8da4w_asym", "--group_size=32", "--backend=xnnpack", "--head_quantize=int3")
+        self.assert_fails_with(result, "head_quantize='int3' is not one of ['8da8w']")
+
+    def test_asymmetric_recipe_off_xnnpack(self):
+        result = self.export("--quantize=8da4w_asym", "--group_size=32", "--backend=portable")
+        self.assert_fails_with(result, "set backend='xnnpack'")
+
     def test_missing_checkpoint(self):
         result = self.export(checkpoint=f"{self.out}/nope.pth")
         self.assert_fails_with(result, "nope.pth does not exist")

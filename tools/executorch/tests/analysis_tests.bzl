@@ -16,6 +16,18 @@ _expect_failure_test = analysistest.make(
 
 # name -> (executorch_pte attributes, expected substring of the error)
 _CASES = {
+    "head_quantize_without_asym": (
+        {"backend": "xnnpack", "group_size": 32, "head_quantize": "8da8w", "quantize": "8da4w"},
+        "head_quantize needs quantize = \"8da4w_asym\"",
+    ),
+    "unknown_head_quantize": (
+        {"backend": "xnnpack", "group_size": 32, "head_quantize": "int3", "quantize": "8da4w_asym"},
+        "unknown head_quantize \"int3\"",
+    ),
+    "asym_on_portable": (
+        {"backend": "portable", "group_size": 32, "quantize": "8da4w_asym"},
+        "runs on XNNPACK",
+    ),
     "unknown_quantize": (
         {"quantize": "int3"},
         "unknown quantize \"int3\"; choose one of",

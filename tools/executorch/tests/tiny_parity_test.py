@@ -82,6 +82,23 @@ class TinyParityTest(unittest.TestCase):
         self.assertGreater(cosine, 0.9)
         self.assertLess((got.norm() / want.norm()).item(), 1.2)
 
+    def test_int4_computes_its_recipe(self):
+        # The same recipe applied to the eager model: the program must run
+        # what the recipe's modules compute (the embedding table's 8-bit
+        # rounding is the only part left out, hence not an exact match).
+        import copy
+
+        from tools.executorch.quantize.recipe import linear_transform
+
+        recipe = linear_transform("8da4w_asym", 32, "8da8w")(copy.deepcopy(self.model))
+        pte = session("tiny_int4")
+        ids = pte.encode(PROMPT)
+        got = pte.prefill(ids)
+        want = eager_logits(recipe, ids)
+        cosine = torch.nn.functional.cosine_similarity(got, want, dim=0).item()
+        print(f"tiny int4 vs its eager recipe: cosine {cosine:.6f}")
+        self.assertGreater(cosine, 0.999)
+
 
 if __name__ == "__main__":
     unittest.main()

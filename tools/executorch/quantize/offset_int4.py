@@ -1,0 +1,87 @@
+"""Asymmetric 4-bit linears that run on XNNPACK's symmetric 4-bit kernels.
+
+GGUF's Q4_1 and most 4-bit checkpoints store each block of 32 weights as
+`w = s·q + lo` with q in 0..15: the 16 levels span the block's own range.
+XNNPACK's blockwise 4-bit weights are symmetric (`w = s·k`, k in -8..7), so a
+block whose values are not centred on zero loses levels, and on SmolLM2 that
+cost +31% perplexity. The two are one rewrite apart:
+
+    s·q + lo = s·(q − 8) + m,   m = lo + 8·s
+
+so `x·Wᵀ` is a symmetric blockwise int4 GEMM on `q − 8` (XNNPACK's 8da4w
+kernel, int8 dynamic activations) plus, per block b, `m[:, b]` times the sum
+of x over that block. That second term is a small fp32 linear over the
+`in_features / 32` block means: exact, and no custom kernel. Its offsets
+cost 4 bytes per block of 32 weights, a quarter more than the int4 data.
+
+The block means are an XNNPACK global average pool over an (n, blocks, 32, 1)
+view, so the whole linear stays inside the delegate.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+BF16 = torch.bfloat16
+
+
+def asymmetric_blocks(weight: torch.Tensor, group: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(k, s, m) with weight ≈ s·k + m per block; k in -8..7, s and m of shape (out, in/group).
+
+    XNNPACK stores block scales in bf16, so s is rounded to bf16 here, before
+    the levels are chosen, and m is refitted to the rounded scale: the
+    program then computes exactly what this function returns.
+    """
+    out_features, in_features = weight.shape
+    blocks = weight.detach().to(torch.float32).reshape(out_features, in_features // group, group)
+    low = blocks.amin(dim=-1)
+    high = blocks.amax(dim=-1)
+    # bf16 rounding moves the top level by at most 15·2⁻⁹ of a step, so
+    # rounding and clamping still give every level its original index.
+    scale = ((high - low) / 15).clamp(min=1e-12).to(BF16).to(torch.float32)
+    levels = torch.round((blocks - low[..., None]) / scale[..., None]).clamp(0, 15)
+    k = levels - 8
+    # Least-squares offset for the rounded scale: the mean residual per block.
+    offset = (blocks - scale[..., None] * k).mean(dim=-1)
+    return k.to(torch.int8).reshape(out_features, in_features), scale, offset
+
+
+class OffsetInt4Linear(nn.Module):
+    """y = x·(s·k)ᵀ on int8 dynamic activations + block_means(x)·(group·m)ᵀ."""
+
+    def __init__(self, linear: nn.Linear, group: int) -> None:
+        super().__init__()
+        from torchao.quantization.quantize_.workflows.intx.intx_unpacked_to_int8_tensor import (
+            IntxUnpackedToInt8Tensor,
+            IntxUnpackedToInt8TensorActivationQuantization,
+        )
+
+        if linear.bias is not None:
+            raise ValueError("OffsetInt4Linear: llama linears have no bias")
+        k, scale, offset = asymmetric_blocks(linear.weight, group)
+        self.group = group
+        self.in_features = linear.in_features
+        self.out_features = linear.out_features
+        self.weight = nn.Parameter(
+            IntxUnpackedToInt8Tensor(
+                qdata=k,
+                scale=scale,
+                zero_point=torch.zeros_like(scale, dtype=torch.int8),
+                target_dtype=torch.int4,
+                block_size=(1, group),
+                dtype=torch.float32,
+                activation_quantization=IntxUnpackedToInt8TensorActivationQuantization.INT8_ASYM_PER_TOKEN,
+            ),
+            requires_grad=False,
+        )
+        # Means rather than sums (XNNPACK has an average pool, not a sum), so
+        # the offsets carry the factor `group`.
+        self.offset = nn.Parameter(offset * group, requires_grad=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        lead = x.shape[:-1]
+        blocks = self.in_features // self.group
+        means = x.reshape(-1, blocks, self.group, 1).mean(dim=(2, 3), keepdim=True)
+        means = means.reshape(*lead, blocks)
+        return nn.functional.linear(x, self.weight) + nn.functional.linear(means, self.offset)
