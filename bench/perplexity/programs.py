@@ -11,14 +11,19 @@ class QualityProgram:
     what: str  # for the report
     by_default: bool = True  # scored when --programs is not given
     needs_qnn_sdk: bool = False  # runs in the QNN HTP simulator (tools/qnn/simulator.py)
+    llama_cpp: bool = False  # not a .pte: llama.cpp on --peer_gguf (llama_cpp_scorer.py)
 
 
 PROGRAMS = (
     # fp32 on XNNPACK matches the portable-kernel llama_fp32 to float rounding
     # (HF top-1 agreement 0.984) and decodes several times faster.
     QualityProgram("llama_fp32_xnnpack", "fp32, XNNPACK"),
-    QualityProgram("llama_int4", "8da4w g32 + 4-bit embedding table"),
-    QualityProgram("llama_8da4w", "8da4w g32, fp32 embedding table"),
+    QualityProgram("llama_int4", "asymmetric int4 g32 linears, int8 head and embedding table"),
+    QualityProgram("llama_8da4w", "ExecuTorch's 8da4w g32 (symmetric, 4-bit head), fp32 embedding table"),
+    # The peer: llama.cpp on the Q4_1 GGUF our fp32 checkpoint is de-quantized
+    # from, so its weights are fp32's exactly and only its 8-bit activation
+    # rounding costs it anything.
+    QualityProgram("llama.cpp", "llama.cpp 0.3.36, the Q4_1 GGUF", llama_cpp=True),
     # On this host the QNN program runs in the HTP simulator at about 8-20 s per
     # token, so it is scored only on request, with few short windows
     # (its context is 512, so --context must be at most 512):

@@ -1,13 +1,20 @@
-"""bazel run //bench:quality: perplexity of each SmolLM2 program on held-out text.
+"""bazel run //bench:quality: how well each SmolLM2 program, and llama.cpp, predict and answer.
 
     bazel run //bench:quality -- --windows=8 --context=512
 
-Every program scores the same windows of the same books (//corpora:emma and
-//corpora:kjv by default: text no program was calibrated on), tokenized by
-the model's own tokenizer, teacher-forced one token per forward (see
-perplexity.py). Prints progress and a Markdown table, and writes
-bench/out/<date>-quality/: results.json and report.md, with each program's
-perplexity and its difference from the fp32 reference.
+Two measures, each against the fp32 reference:
+
+- perplexity: every program scores the same windows of the same books
+  (//corpora:emma and //corpora:kjv by default: text no program was
+  calibrated on), tokenized by the model's own tokenizer, teacher-forced one
+  token per forward (see perplexity.py);
+- free-running replies to the chat prompts of bench/answers: agreement with
+  fp32's replies, degenerate replies and missed factual answers (see
+  bench/answers/continuations.py).
+
+llama.cpp runs the GGUF the checkpoint comes from, on the same token ids
+(llama_cpp_scorer.py, in the bench venv). Prints progress and Markdown
+tables, and writes bench/out/<date>-quality/: results.json and report.md.
 """
 
 from __future__ import annotations
@@ -15,16 +22,25 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 from absl import app, flags
 
+from bench.answers.continuations import Degeneration, score_reply
+from bench.answers.prompts import REPLY_TOKENS, ChatPrompt, greedy_replies, load_prompts, prompt_ids
+from bench.bench_venv import bench_python
 from bench.perplexity.perplexity import QualityError, Score, score_window, windows
 from bench.perplexity.programs import PROGRAMS, QualityProgram
 from models.programs import resolve
 from tools.executorch.pte_runner import PteError, PteSession
 from tools.python.runfile import runfile
+
+# The limits models/tests/free_running_test.py holds the shipped programs to.
+DEGENERATION = Degeneration(min_distinct_share=0.3, max_run=4)
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list(
@@ -40,7 +56,12 @@ flags.DEFINE_list(
 )
 flags.DEFINE_integer("context", 512, "Tokens per window (each window starts from an empty KV cache).")
 flags.DEFINE_integer("windows", 8, "Windows per corpus, spread evenly over the text.")
-flags.DEFINE_integer("threads", 2, "Threads for ExecuTorch's Python runtime.")
+flags.DEFINE_integer("threads", 2, "Threads for ExecuTorch's Python runtime and llama.cpp.")
+flags.DEFINE_string("peer_gguf", "", "The GGUF llama.cpp runs (bazel run passes SmolLM2's); needed for llama.cpp.")
+flags.DEFINE_string(
+    "chat_prompts", "", "Chat prompts for the free-running replies (JSON, see bench/answers); empty: none."
+)
+flags.DEFINE_integer("reply_tokens", REPLY_TOKENS, "Longest free-running reply.")
 flags.DEFINE_string("out", "", "Output folder; default bench/out/<date>-quality in the workspace.")
 
 
@@ -63,11 +84,13 @@ def load_corpora(paths: list[str]) -> dict[str, str]:
     return corpora
 
 
-def score_program(program: QualityProgram, texts: dict[str, list[list[int]]]) -> dict[str, dict]:
-    """Scores every corpus's windows with one loaded program; prints progress."""
+def score_program(
+    program: QualityProgram, texts: dict[str, list[list[int]]], prompts: list[ChatPrompt]
+) -> tuple[dict[str, dict], list[list[int]]]:
+    """Scores every corpus's windows with one loaded program and answers the prompts; prints progress."""
     paths = resolve(program.name)
     session = PteSession(*paths)
-    if session.limits.max_context_len < FLAGS.context:
+    if texts and session.limits.max_context_len < FLAGS.context:
         raise QualityError(
             f"{program.name} has a {session.limits.max_context_len}-token context, less than "
             f"--context={FLAGS.context}: lower --context"
@@ -91,7 +114,71 @@ def score_program(program: QualityProgram, texts: dict[str, list[list[int]]]) ->
             "windows": len(corpus_windows),
             "seconds": time.perf_counter() - started,
         }
-    return results
+    replies = greedy_replies(session, prompts, FLAGS.reply_tokens)
+    return results, replies
+
+
+def score_llama_cpp(texts: dict[str, list[list[int]]], prompt_token_ids: list[list[int]]) -> tuple[dict, list]:
+    """The same windows and prompts through llama.cpp, in one process of the bench venv."""
+    python = bench_python()
+    if not python:
+        raise QualityError("llama.cpp needs the @pypi_bench interpreter in the runfiles: run through bazel run")
+    if not FLAGS.peer_gguf:
+        raise QualityError("llama.cpp needs --peer_gguf=<the model's GGUF> (bazel run passes SmolLM2's)")
+    corpora = sorted(texts)
+    request = {
+        "windows": [w for c in corpora for w in texts[c]],
+        "prompts": prompt_token_ids,
+        "max_new_tokens": FLAGS.reply_tokens,
+    }
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        json.dump(request, f)
+        f.flush()
+        started = time.perf_counter()
+        run = subprocess.run(
+            [
+                python,
+                runfile("bench/perplexity/llama_cpp_scorer.py"),
+                f"--gguf={corpus_path(FLAGS.peer_gguf)}",
+                f"--request={f.name}",
+                f"--threads={FLAGS.threads}",
+            ],
+            capture_output=True,
+            text=True,
+        )
+    if run.returncode != 0:
+        raise QualityError(f"llama_cpp_scorer failed:\n{run.stderr[-3000:]}")
+    answer = json.loads(run.stdout.strip().splitlines()[-1])
+    results, nll = {}, iter(answer["nll_nats"])
+    for corpus in corpora:
+        total = Score(0.0, 0)
+        for window in texts[corpus]:
+            total = total + Score(next(nll), len(window) - 1)
+        results[corpus] = {
+            "perplexity": total.perplexity,
+            "nll_nats": total.nll,
+            "tokens": total.tokens,
+            "windows": len(texts[corpus]),
+            "seconds": time.perf_counter() - started,
+        }
+        print(f"  llama.cpp {corpus}: perplexity {total.perplexity:.2f}", flush=True)
+    return results, answer["replies"]
+
+
+def reply_summary(prompts: list[ChatPrompt], replies: list[list[int]], reference: list[list[int]], decode) -> dict:
+    """One program's free-running figures against the reference's replies."""
+    scores = [score_reply(p.text, r, ref, DEGENERATION) for p, r, ref in zip(prompts, replies, reference, strict=True)]
+    factual = [(p, r) for p, r in zip(prompts, replies, strict=True) if p.expect]
+    return {
+        "overlap": statistics.mean(s.overlap for s in scores),
+        "common_prefix": statistics.mean(s.common_prefix for s in scores),
+        "degenerate": [
+            s.prompt for s, ref in zip(scores, reference, strict=True) if s.degenerate and not DEGENERATION.check(ref)
+        ],
+        "answers_right": sum(p.expect.lower() in decode(r).lower() for p, r in factual),
+        "answers_asked": len(factual),
+        "replies": [decode(r) for r in replies],
+    }
 
 
 def compare(rows: list[dict], reference: str) -> None:
@@ -122,6 +209,21 @@ def report_markdown(results: dict) -> str:
         lines.append(
             f"| {r['program']} | {r['what']} | {r['corpus']} | {r['perplexity']:.2f} | {delta} | {r['tokens']} |"
         )
+    if results.get("free_running"):
+        lines += [
+            "",
+            f"Free-running greedy replies to {s['chat_prompts']} chat prompts (up to {s['reply_tokens']} tokens) "
+            f"against {results['reference']}'s: bag-of-tokens overlap and common prefix (higher is closer), "
+            "replies that degenerate where the reference's do not, and factual answers right.",
+            "",
+            "| program | overlap | common prefix (tokens) | degenerate | answers right |",
+            "|---|---|---|---|---|",
+        ]
+        for name, f in results["free_running"].items():
+            lines.append(
+                f"| {name} | {f['overlap']:.3f} | {f['common_prefix']:.1f} | {len(f['degenerate'])} | "
+                f"{f['answers_right']}/{f['answers_asked']} |"
+            )
     lines += [
         "",
         "SmolLM2-135M's packaged weights were 4-bit (Q4_1) before de-quantization, so the fp32 reference "
@@ -142,6 +244,7 @@ def main(argv: list[str]) -> None:
     portable_lib._unsafe_reset_threadpool(FLAGS.threads)
     by_name = {p.name: p for p in PROGRAMS}
     unknown = [name for name in FLAGS.programs if name not in by_name]
+    free_running = {}
     try:
         if unknown:
             raise QualityError(f"--programs: unknown {unknown}; known: {', '.join(by_name)}")
@@ -150,21 +253,32 @@ def main(argv: list[str]) -> None:
         if not FLAGS.corpus_files:
             raise QualityError("no text to score: pass --corpus_files=book.txt,... (bazel run //bench:quality does)")
         corpora = load_corpora(FLAGS.corpus_files)
-        _, tokenizer_json, _ = resolve(FLAGS.reference)
-        from tokenizers import Tokenizer
-
-        tokenizer = Tokenizer.from_file(tokenizer_json)
+        if by_name[FLAGS.reference].llama_cpp:
+            raise QualityError("--reference must be a program of ours, not llama.cpp")
+        reference_session = PteSession(*resolve(FLAGS.reference))
+        tokenizer = reference_session.tokenizer
+        prompts = load_prompts(corpus_path(FLAGS.chat_prompts)) if FLAGS.chat_prompts else []
+        ids_of_prompts = prompt_ids(reference_session, prompts)
         texts = {}
         for name, text in corpora.items():
             ids = tokenizer.encode(text, add_special_tokens=False).ids
             texts[name] = windows(ids, FLAGS.context, FLAGS.windows)
             print(f"{name}: {len(ids)} tokens, {FLAGS.windows} windows of {FLAGS.context}", flush=True)
-        rows = []
+        rows, replies = [], {}
         for name in FLAGS.programs:
             program = by_name[name]
             print(f"{name} ({program.what}):", flush=True)
-            for corpus, result in score_program(program, texts).items():
+            if program.llama_cpp:
+                scores, replies[name] = score_llama_cpp(texts, ids_of_prompts)
+            else:
+                scores, replies[name] = score_program(program, texts, prompts)
+            for corpus, result in scores.items():
                 rows.append({"program": name, "what": program.what, "corpus": corpus, **result})
+        if prompts:
+            for name in FLAGS.programs:
+                free_running[name] = reply_summary(
+                    prompts, replies[name], replies[FLAGS.reference], reference_session.decode
+                )
     except (QualityError, PteError) as e:
         sys.exit(f"quality: {e}")
     compare(rows, FLAGS.reference)
@@ -174,9 +288,12 @@ def main(argv: list[str]) -> None:
             "windows": FLAGS.windows,
             "threads": FLAGS.threads,
             "corpora": sorted(texts),
+            "chat_prompts": len(prompts),
+            "reply_tokens": FLAGS.reply_tokens,
         },
         "reference": FLAGS.reference,
         "rows": rows,
+        "free_running": free_running,
     }
     out = FLAGS.out or os.path.join(
         os.environ.get("BUILD_WORKSPACE_DIRECTORY", "."), "bench", "out", f"{datetime.date.today().isoformat()}-quality"
