@@ -37,6 +37,7 @@ from absl import app, flags
 from bench.bench_venv import bench_python
 from bench.devices import stats
 from bench.devices.adb import Adb, AdbError, DeviceLost, list_devices
+from bench.devices.ladder_quality import stage_perplexities
 from bench.devices.plan import PLANS, Variant
 from bench.devices.qnn_preflight import QnnPreflightError
 from bench.devices.targets import HostTarget, PhoneTarget, sha256_file
@@ -69,6 +70,10 @@ flags.DEFINE_list(
     "that compiled the program) and ExecuTorch's libqnn_executorch_backend.so.",
 )
 flags.DEFINE_string("out", "", "Output folder; default bench/out/<date>-<device> in the workspace.")
+flags.DEFINE_string(
+    "quality_text", "", "Held-out text for each stage's perplexity (bazel run passes Emma); empty: none."
+)
+flags.DEFINE_integer("quality_tokens", 256, "Tokens of --quality_text each stage is scored on.")
 
 METRICS = (  # stats JSON key, report label, higher is better
     ("load_ms", "load ms", False),
@@ -234,12 +239,22 @@ def report_markdown(results: dict) -> str:
         f"{results['settings']['warmup']} warm-up + {results['settings']['runs']} measured runs per stage; "
         "median (p95: the slow tail).",
         "",
-        "| stage | TTFT ms | decode tok/s | prefill tok/s | load ms | peak memory MB | model MB | decode allocs | runs |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| stage | perplexity | TTFT ms | decode tok/s | prefill tok/s | load ms | peak memory MB | model MB "
+        "| decode allocs | runs |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
+    quality = results.get("perplexity", {})
+    first = next((quality[v["program"]] for v in results["variants"] if v["program"] in quality), None)
+
+    def perplexity(program: str) -> str:
+        if program not in quality:
+            return "n/a"
+        value = quality[program]
+        return f"{value:.2f} ({100 * (value - first) / first:+.1f}%)" if value != first else f"{value:.2f}"
+
     for v in results["variants"]:
         if v["status"] == "unavailable":
-            lines.append(f"| {v['stage']} | n/a | | | | | | | not run: {v['reason']} |")
+            lines.append(f"| {v['stage']} | {perplexity(v['program'])} | n/a | | | | | | | not run: {v['reason']} |")
             continue
         s = v.get("summary", {})
 
@@ -252,10 +267,16 @@ def report_markdown(results: dict) -> str:
         if s.get("throttled_runs"):
             runs += f", {s['throttled_runs']} throttled"
         lines.append(
-            f"| {v['stage']} | {cell('ttft_ms')} | {cell('decode_tokens_per_s')} | {cell('prefill_tokens_per_s')} "
+            f"| {v['stage']} | {perplexity(v['program'])} | {cell('ttft_ms')} | {cell('decode_tokens_per_s')} | {cell('prefill_tokens_per_s')} "
             f"| {cell('load_ms')} | {cell('peak_rss_mb')} | {v['model_bytes'] / 1e6:.1f} "
             f"| {'/'.join(str(a) for a in s.get('decode_allocations', [])) or 'n/a'} | {runs} |"
         )
+    if quality:
+        lines += [
+            "",
+            f"Perplexity: each stage's program on this host, teacher-forced over {results['settings']['quality_tokens']} "
+            "tokens of held-out text (Emma), against the first stage; lower is better.",
+        ]
     errors = sorted({r["error"] for v in results["variants"] for r in v["runs"] if r["status"] == "failed"})
     if errors:
         lines += ["", "Failures:", *[f"- {e}" for e in errors]]
@@ -274,6 +295,11 @@ def main(argv: list[str]) -> None:
     start_temp = stats.hottest(target.thermal())
     lost: list[str] = []
     variants = [bench_variant(target, v, ids, threads, start_temp, lost) for v in PLANS[FLAGS.plan]]
+    quality = {}
+    if FLAGS.quality_text:
+        text = FLAGS.quality_text if os.path.isabs(FLAGS.quality_text) else runfile(FLAGS.quality_text)
+        with open(text, encoding="utf-8") as f:
+            quality = stage_perplexities(PLANS[FLAGS.plan], f.read(), FLAGS.quality_tokens)
     results = {
         "environment": environment,
         "runner_sha256": sha256_file(target.runner),
@@ -285,7 +311,9 @@ def main(argv: list[str]) -> None:
             "new_tokens": FLAGS.new_tokens,
             "threads": threads,
             "cooldown_c": FLAGS.cooldown_c,
+            "quality_tokens": FLAGS.quality_tokens,
         },
+        "perplexity": quality,
         "variants": variants,
     }
     out = FLAGS.out

@@ -43,6 +43,8 @@ class DeviceBenchTest(unittest.TestCase):
                 f"--phone_runner={workspace_file('runtime/llm_main_linux_arm64')}",
                 "--phone_libs=" + ",".join(arm64_libraries()),
                 f"--out={out}",
+                "--quality_text=" + os.path.abspath(os.environ["EMMA"]),
+                "--quality_tokens=32",
             ],
             capture_output=True,
             text=True,
@@ -88,7 +90,11 @@ class DeviceBenchTest(unittest.TestCase):
                     self.assertEqual(summary["decode_allocations"], [0])
             with open(os.path.join(out, "report.md")) as f:
                 report = f.read()
-            self.assertIn("| stage | TTFT ms | decode tok/s |", report)
+            self.assertIn("| stage | perplexity | TTFT ms | decode tok/s |", report)
+            # Both tiny programs are scored on the host; the int4 stage is
+            # compared with fp32's.
+            self.assertEqual(sorted(results["perplexity"]), ["tiny_8da4w", "tiny_fp32"])
+            self.assertRegex(report, r"\| \+ int4 \(8da4w, XNNPACK\) \| [0-9.]+ \([+-][0-9.]+%\) \|")
             self.assertIn("| decode allocs |", report)
             self.assertIn("| + int4 (8da4w, XNNPACK) |", report)
             self.assertIn("phone llm-ondevice qemu-arm64", report)

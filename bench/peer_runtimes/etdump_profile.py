@@ -59,6 +59,10 @@ def profile(pte: str, threads: int, steps: int, prompt_ids: list[int]) -> dict:
                 key = "xnnpack_delegate_calls"
             elif "QB4W" in name:
                 key = "xnnpack_4bit_gemm"
+            elif "QC8W" in name:
+                key = "xnnpack_8bit_gemm"  # the 8-bit output head
+            elif "Fully Connected (NC, F32)" in name:
+                key = "xnnpack_fp32_gemm"  # the 4-bit linears' offset terms
             elif event.is_delegated_op:
                 key = "xnnpack_other_ops"
             elif name.startswith("llama::custom_sdpa"):
@@ -71,7 +75,9 @@ def profile(pte: str, threads: int, steps: int, prompt_ids: list[int]) -> dict:
                 key = "portable_ops"
             per_step[key] += decode_ms
             calls[key] += 1
-    inside_xnnpack = per_step["xnnpack_4bit_gemm"] + per_step["xnnpack_other_ops"]
+    inside_xnnpack = sum(
+        per_step[k] for k in ("xnnpack_4bit_gemm", "xnnpack_8bit_gemm", "xnnpack_fp32_gemm", "xnnpack_other_ops")
+    )
     per_step["xnnpack_call_overhead"] = per_step["xnnpack_delegate_calls"] - inside_xnnpack
     per_step["outside_delegates"] = per_step["total"] - per_step["xnnpack_delegate_calls"]
     return {"ms_per_decode_step": dict(per_step), "events_per_step": dict(calls), "decode_steps": steps}

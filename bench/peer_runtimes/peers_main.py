@@ -157,13 +157,15 @@ def profile_lines(profile: dict, weight_bytes: int, bandwidth_gb_s: float) -> li
     def part(key: str) -> str:
         return f"{ms.get(key, 0.0):.2f} ms ({100 * ms.get(key, 0.0) / total:.0f}%)"
 
-    gemm_gb_s = weight_bytes / (ms["xnnpack_4bit_gemm"] * 1e-3) / 1e9 if ms.get("xnnpack_4bit_gemm") else 0.0
+    gemm_ms = sum(ms.get(k, 0.0) for k in ("xnnpack_4bit_gemm", "xnnpack_8bit_gemm", "xnnpack_fp32_gemm"))
+    gemm_gb_s = weight_bytes / (gemm_ms * 1e-3) / 1e9 if gemm_ms else 0.0
     delegate_calls = calls.get("xnnpack_delegate_calls", 0)
     return [
         f"ETDump of {profile['decode_steps']} decode steps of the same program in ExecuTorch's runtime "
         f"(bench/peer_runtimes/etdump_profile.py): {total:.2f} ms per step, of which",
         f"- XNNPACK delegate calls ({delegate_calls} per step): {part('xnnpack_delegate_calls')}",
-        f"  - 4-bit GEMMs (QB4W): {part('xnnpack_4bit_gemm')}, i.e. the weights stream at {gemm_gb_s:.1f} GB/s "
+        f"  - GEMMs: 4-bit (QB4W) {part('xnnpack_4bit_gemm')}, 8-bit head (QC8W) {part('xnnpack_8bit_gemm')}, "
+        f"fp32 offsets {part('xnnpack_fp32_gemm')}; together the weights stream at {gemm_gb_s:.1f} GB/s "
         f"while the GEMMs run, against {bandwidth_gb_s:.1f} GB/s available",
         f"  - other XNNPACK operators: {part('xnnpack_other_ops')}",
         f"  - entering and leaving the delegate: {part('xnnpack_call_overhead')}, "
