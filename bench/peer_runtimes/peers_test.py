@@ -80,9 +80,11 @@ class PeersTest(unittest.TestCase):
 
     def test_ceiling_comes_from_the_programs_bytes(self) -> None:
         d = self.results["decode_bytes"]
-        # 8da4w weights of 135M parameters less the gathered 4-bit embedding table: ~76 MB.
-        self.assertGreater(d["weight_bytes_per_token"], 60e6)
-        self.assertLess(d["weight_bytes_per_token"], 90e6)
+        # llama_int4: 107M linear weights at 4 bits with bf16 block scales and
+        # fp32 block offsets (~67 MB), the 28M-weight head at 8 bits (~28 MB),
+        # less the gathered embedding table: ~100 MB.
+        self.assertGreater(d["weight_bytes_per_token"], 85e6)
+        self.assertLess(d["weight_bytes_per_token"], 115e6)
         self.assertLess(d["weight_bytes_per_token"], d["file_bytes"])
         # 2 (K and V) x 30 layers x 3 KV heads x 64 dims x 4 bytes.
         self.assertEqual(d["kv_bytes_per_position"], 2 * 30 * 3 * 64 * 4)
