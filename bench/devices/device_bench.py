@@ -37,7 +37,6 @@ from absl import app, flags
 from bench.bench_venv import bench_python
 from bench.devices import stats
 from bench.devices.adb import Adb, AdbError, DeviceLost, list_devices
-from bench.devices.ladder_quality import stage_perplexities
 from bench.devices.plan import PLANS, Variant
 from bench.devices.qnn_preflight import QnnPreflightError
 from bench.devices.targets import HostTarget, PhoneTarget, sha256_file
@@ -297,6 +296,11 @@ def main(argv: list[str]) -> None:
     variants = [bench_variant(target, v, ids, threads, start_temp, lost) for v in PLANS[FLAGS.plan]]
     quality = {}
     if FLAGS.quality_text:
+        # Imported only now, after every timed run: it loads torch, and a
+        # runner forked from a process that big reports the parent's size as
+        # its own peak RSS (Linux keeps ru_maxrss across fork and exec).
+        from bench.devices.ladder_quality import stage_perplexities
+
         text = FLAGS.quality_text if os.path.isabs(FLAGS.quality_text) else runfile(FLAGS.quality_text)
         with open(text, encoding="utf-8") as f:
             quality = stage_perplexities(PLANS[FLAGS.plan], f.read(), FLAGS.quality_tokens)
