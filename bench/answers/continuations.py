@@ -74,6 +74,12 @@ class Degeneration:
         return problems
 
 
+# fp32 SmolLM2's healthy replies to the prompt set keep at least ~0.45 of
+# their tokens distinct and never repeat one token more than twice in a row;
+# a collapsed reply ("₱₱₱…", "1.1.1.1…") is far below 0.3.
+LIMITS = Degeneration(min_distinct_share=0.3, max_run=4)
+
+
 @dataclass(frozen=True)
 class ReplyScore:
     prompt: str

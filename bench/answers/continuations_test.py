@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import unittest
 
-from bench.answers.continuations import Degeneration, common_prefix, distinct_share, longest_run, overlap, score_reply
+from bench.answers.continuations import LIMITS, common_prefix, distinct_share, longest_run, overlap, score_reply
 from bench.answers.prompts import load_prompts
 from tools.executorch.testing import workspace_file
-
-LIMITS = Degeneration(min_distinct_share=0.3, max_run=4)
 
 
 class FiguresTest(unittest.TestCase):

@@ -27,8 +27,9 @@ def greedy_replies(session, prompts: Sequence[ChatPrompt], max_new_tokens: int =
 
     `session` is a tools/executorch/pte_runner.PteSession.
     """
-    return [session.greedy(session.encode(session.chat_prompt(p.text)), max_new_tokens) for p in prompts]
+    return [session.greedy(ids, max_new_tokens) for ids in prompt_ids(session, prompts)]
 
 
 def prompt_ids(session, prompts: Sequence[ChatPrompt]) -> list[list[int]]:
+    """Each prompt's token ids through the session's chat template."""
     return [session.encode(session.chat_prompt(p.text)) for p in prompts]

@@ -30,7 +30,7 @@ import time
 
 from absl import app, flags
 
-from bench.answers.continuations import Degeneration, score_reply
+from bench.answers.continuations import LIMITS, score_reply
 from bench.answers.prompts import REPLY_TOKENS, ChatPrompt, greedy_replies, load_prompts, prompt_ids
 from bench.bench_venv import bench_python
 from bench.perplexity.perplexity import QualityError, Score, score_window, windows
@@ -38,9 +38,6 @@ from bench.perplexity.programs import PROGRAMS, QualityProgram
 from models.programs import resolve
 from tools.executorch.pte_runner import PteError, PteSession
 from tools.python.runfile import runfile
-
-# The limits models/tests/free_running_test.py holds the shipped programs to.
-DEGENERATION = Degeneration(min_distinct_share=0.3, max_run=4)
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list(
@@ -148,6 +145,7 @@ def score_llama_cpp(texts: dict[str, list[list[int]]], prompt_token_ids: list[li
         )
     if run.returncode != 0:
         raise QualityError(f"llama_cpp_scorer failed:\n{run.stderr[-3000:]}")
+    seconds = time.perf_counter() - started  # one process scores every corpus
     answer = json.loads(run.stdout.strip().splitlines()[-1])
     results, nll = {}, iter(answer["nll_nats"])
     for corpus in corpora:
@@ -159,7 +157,7 @@ def score_llama_cpp(texts: dict[str, list[list[int]]], prompt_token_ids: list[li
             "nll_nats": total.nll,
             "tokens": total.tokens,
             "windows": len(texts[corpus]),
-            "seconds": time.perf_counter() - started,
+            "seconds_all_corpora": seconds,
         }
         print(f"  llama.cpp {corpus}: perplexity {total.perplexity:.2f}", flush=True)
     return results, answer["replies"]
@@ -167,13 +165,13 @@ def score_llama_cpp(texts: dict[str, list[list[int]]], prompt_token_ids: list[li
 
 def reply_summary(prompts: list[ChatPrompt], replies: list[list[int]], reference: list[list[int]], decode) -> dict:
     """One program's free-running figures against the reference's replies."""
-    scores = [score_reply(p.text, r, ref, DEGENERATION) for p, r, ref in zip(prompts, replies, reference, strict=True)]
+    scores = [score_reply(p.text, r, ref, LIMITS) for p, r, ref in zip(prompts, replies, reference, strict=True)]
     factual = [(p, r) for p, r in zip(prompts, replies, strict=True) if p.expect]
     return {
         "overlap": statistics.mean(s.overlap for s in scores),
         "common_prefix": statistics.mean(s.common_prefix for s in scores),
         "degenerate": [
-            s.prompt for s, ref in zip(scores, reference, strict=True) if s.degenerate and not DEGENERATION.check(ref)
+            s.prompt for s, ref in zip(scores, reference, strict=True) if s.degenerate and not LIMITS.check(ref)
         ],
         "answers_right": sum(p.expect.lower() in decode(r).lower() for p, r in factual),
         "answers_asked": len(factual),

@@ -26,7 +26,7 @@ import statistics
 import sys
 import unittest
 
-from bench.answers.continuations import Degeneration, score_reply
+from bench.answers.continuations import LIMITS, score_reply
 from bench.answers.prompts import greedy_replies, load_prompts
 from tools.executorch.pte_runner import PteSession
 from tools.executorch.testing import workspace_file
@@ -39,10 +39,6 @@ REFERENCE = os.environ.get("FREE_RUNNING_REFERENCE", "llama_fp32_xnnpack")
 # (without them, in eager PyTorch: 0.75); ExecuTorch's symmetric 8da4w with
 # a 4-bit head 0.31.
 MIN_OVERLAP = float(os.environ.get("FREE_RUNNING_MIN_OVERLAP", "0.5"))
-# fp32's healthy replies on this set keep at least ~0.45 of their tokens
-# distinct and never repeat one token more than twice in a row; a collapsed
-# reply ("₱₱₱…", "1.1.1.1…") is far below 0.3.
-LIMITS = Degeneration(min_distinct_share=0.3, max_run=4)
 # Logits of SmolLM2 span about 30 at the top; int8 activation rounding moves
 # them by a few tenths. "How can I save money each month?" opens with "To"
 # (31.12) over "1" (30.70) in fp32, and from "1" fp32 itself writes
