@@ -82,11 +82,9 @@ def load_corpora(paths: list[str]) -> dict[str, str]:
 
 
 def score_program(
-    program: QualityProgram, texts: dict[str, list[list[int]]], prompts: list[ChatPrompt]
+    session: PteSession, program: QualityProgram, texts: dict[str, list[list[int]]], prompts: list[ChatPrompt]
 ) -> tuple[dict[str, dict], list[list[int]]]:
     """Scores every corpus's windows with one loaded program and answers the prompts; prints progress."""
-    paths = resolve(program.name)
-    session = PteSession(*paths)
     if texts and session.limits.max_context_len < FLAGS.context:
         raise QualityError(
             f"{program.name} has a {session.limits.max_context_len}-token context, less than "
@@ -269,7 +267,9 @@ def main(argv: list[str]) -> None:
             if program.llama_cpp:
                 scores, replies[name] = score_llama_cpp(texts, ids_of_prompts)
             else:
-                scores, replies[name] = score_program(program, texts, prompts)
+                # The reference is loaded already (its tokenizer cut the windows).
+                session = reference_session if name == FLAGS.reference else PteSession(*resolve(name))
+                scores, replies[name] = score_program(session, program, texts, prompts)
             for corpus, result in scores.items():
                 rows.append({"program": name, "what": program.what, "corpus": corpus, **result})
         if prompts:
