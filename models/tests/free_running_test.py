@@ -27,7 +27,7 @@ import sys
 import unittest
 
 from bench.answers.continuations import LIMITS, score_reply
-from bench.answers.prompts import greedy_replies, load_prompts
+from bench.answers.prompts import ChatPrompt, greedy_replies, load_prompts, prompt_ids
 from tools.executorch.pte_runner import PteSession
 from tools.executorch.testing import workspace_file
 
@@ -83,13 +83,13 @@ class FreeRunningTest(unittest.TestCase):
             if p.expect:
                 self.assertIn(p.expect.lower(), self.decode(ref).lower(), f"{REFERENCE} on {p.text!r}")
 
-    def fp32_on_the_same_branch(self, prompt: str, reply: list[int], fork: int) -> tuple[float, list[str]]:
+    def fp32_on_the_same_branch(self, prompt: ChatPrompt, reply: list[int], fork: int) -> tuple[float, list[str]]:
         """fp32's margin for its own token over the reply's at `fork`, and whether fp32 degenerates from there."""
         session = self.reference_session
-        prompt_ids = session.encode(session.chat_prompt(prompt))
-        logits = session.prefill(prompt_ids + reply[:fork])
+        (ids,) = prompt_ids(session, [prompt])
+        logits = session.prefill(ids + reply[:fork])
         margin = float(logits.max() - logits[reply[fork]])
-        branch = reply[: fork + 1] + session.greedy(prompt_ids + reply[: fork + 1], len(reply) - fork - 1)
+        branch = reply[: fork + 1] + session.greedy(ids + reply[: fork + 1], len(reply) - fork - 1)
         return margin, LIMITS.check(branch)
 
     def test_no_degenerate_reply(self):
@@ -97,7 +97,7 @@ class FreeRunningTest(unittest.TestCase):
         for p, reply, score in zip(self.prompts, self.replies, self.scores, strict=True):
             if not score.degenerate:
                 continue
-            margin, fp32_problems = self.fp32_on_the_same_branch(p.text, reply, score.common_prefix)
+            margin, fp32_problems = self.fp32_on_the_same_branch(p, reply, score.common_prefix)
             verdict = f"{p.text!r}: {'; '.join(score.degenerate)} (fork at token {score.common_prefix}, fp32 margin {margin:.2f})"
             if margin >= NEAR_TIE:
                 collapsed.append(verdict)

@@ -90,7 +90,11 @@ class TinyParityTest(unittest.TestCase):
 
         from tools.executorch.quantize.recipe import linear_transform
 
-        recipe = linear_transform("8da4w_asym", 32, "8da8w")(copy.deepcopy(self.model))
+        # The recipe the program was exported with, as its manifest records it.
+        with open(workspace_file("models/tiny_int4.manifest.json")) as f:
+            config = json.load(f)["config"]
+        transform = linear_transform(config["quantize"], config["groupSize"], config["headQuantize"])
+        recipe = transform(copy.deepcopy(self.model))
         pte = session("tiny_int4")
         ids = pte.encode(PROMPT)
         got = pte.prefill(ids)
