@@ -46,20 +46,26 @@ std::string Quoted(const std::string& value) {
 
 }  // namespace
 
-std::string GenerationStats::ToJson() const {
-  std::string json = "{\n";
+std::string GenerationStats::ToJson(bool one_line) const {
+  std::string json = one_line ? "{" : "{\n";
   auto field = [&](const char* name, const std::string& value,
                    bool last = false) {
-    json += "  \"" + std::string(name) + "\": " + value + (last ? "\n" : ",\n");
+    json += (one_line ? "\"" : "  \"") + std::string(name) + "\": " + value;
+    if (!last) json += one_line ? ", " : ",\n";
   };
   field("model_sha256", Quoted(model_sha256));
   field("platform", Quoted(platform));
   field("threads", std::to_string(threads));
   field("load_ms", Number(load_ms));
+  field("integrity", Quoted(integrity));
+  field("integrity_ms", Number(integrity_ms));
   field("warmup_ms", Number(warmup_ms));
   field("ttft_ms", Number(ttft_ms));
   field("prompt_tokens", std::to_string(prompt_tokens));
   field("truncated_prompt_tokens", std::to_string(truncated_prompt_tokens));
+  field("reused_tokens", std::to_string(reused_tokens));
+  field("prefilled_tokens", std::to_string(prefilled_tokens));
+  field("dropped_turns", std::to_string(dropped_turns));
   field("generated_tokens", std::to_string(generated_tokens));
   field("prefill_ms", Number(prefill_ms));
   field("prefill_tokens_per_s", Number(PrefillTokensPerSecond()));
@@ -76,7 +82,7 @@ std::string GenerationStats::ToJson() const {
   field("decode_allocations",
         decode_allocations < 0 ? "null" : std::to_string(decode_allocations));
   field("stop_reason", Quoted(stop_reason), true);
-  return json + "}\n";
+  return json + (one_line ? "}\n" : "\n}\n");
 }
 
 double PeakRssMb() {

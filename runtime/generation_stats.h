@@ -20,6 +20,17 @@ struct GenerationStats {
   int64_t prompt_tokens = 0;
   int64_t generated_tokens = 0;
   int64_t truncated_prompt_tokens = 0;  // dropped by --truncate_prompt
+  // A conversation turn (LlmSession): tokens the KV cache already held and
+  // was reused for, and tokens this turn had to prefill. A single prompt
+  // prefills all of them.
+  int64_t reused_tokens = 0;
+  int64_t prefilled_tokens = 0;
+  // Whole earlier turns left out so the conversation fits the context
+  // (context policy drop_oldest_turns).
+  int64_t dropped_turns = 0;
+  // The load-time check against the manifest: verified, no_manifest, skipped.
+  std::string integrity;
+  double integrity_ms = 0;
   std::vector<double> token_ms;         // per decode step (forward + sample)
   double peak_rss_mb = 0;
   // Heap allocations made by decode steps (forward + sample, after the first
@@ -31,7 +42,8 @@ struct GenerationStats {
   double DecodeTokensPerSecond() const;
   // Percentile of token_ms (nearest rank), 0 when empty.
   double TokenLatencyPercentile(double percentile) const;
-  std::string ToJson() const;
+  // Pretty-printed, or one line (JSON Lines, one record per turn).
+  std::string ToJson(bool one_line = false) const;
 };
 
 // Peak resident set size of this process so far, in MiB.

@@ -2,21 +2,27 @@
 //
 //   llm_main --model=llama_int4.pte --tokenizer=smollm2.tok
 //            --prompt="What is the capital of France?" --stats_json=stats.json
+//   llm_main --model=llama_int4.pte --tokenizer=smollm2.tok --interactive
 //
 // Exit codes: 0 success, 1 the model or runtime failed, 2 bad flags or input.
 #include <dlfcn.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <map>
+#include <iostream>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "runtime/cli/chat_repl.h"
+#include "runtime/cli/flags.h"
 #include "runtime/llm_runner.h"
 #include "runtime/runtime_log.h"
+#include "runtime/session/chat_session.h"
 #include "runtime/sha256.h"
 #include "runtime/tokenizer/bpe_tokenizer.h"
 #include "runtime/tokenizer/chat_template.h"
@@ -29,12 +35,24 @@ constexpr int kUsageError = 2;
 
 constexpr const char kUsage[] = R"(usage: llm_main --model=PTE [flags]
 
+Flags take --name=value or --name value.
 Input (one of):
   --prompt=TEXT          text prompt (needs --tokenizer)
   --prompt_file=PATH     read the prompt text from a file
   --prompt_ids=1,2,3     token ids, used as-is (no tokenizer needed)
+  --interactive          chat: each line on stdin is a turn, replies stream
+                         to stdout; /reset, /stats, /quit (needs --tokenizer)
+Conversation (--interactive):
+  --context_policy=P     when a turn does not fit the context: error, or
+                         drop_oldest_turns (whole turns, system kept) [error]
+  --reply_reserve=N      tokens of context kept free for each reply
+                         [--max_new_tokens, at most half the context]
+  --kv_reuse=false       prefill the whole conversation every turn (only to
+                         measure what reusing the KV cache buys)
 Model:
   --model=PATH           the .pte (mmap'd)
+  --manifest=PATH        its manifest [<model without .pte>.manifest.json]
+  --skip_integrity_check do not check the .pte against its manifest's sha256
   --tokenizer=PATH       compiled tokenizer (.tok from //runtime/tokenizer)
   --chat=true|false      wrap --prompt in the model's chat template [true]
   --system=TEXT          system message for the chat template
@@ -54,7 +72,8 @@ Runtime:
   --no_static_arena      malloc each planned buffer and all temp memory
                          (only to measure what the static arena buys)
 Output:
-  --stats_json=PATH      write timing/memory stats as JSON ("-" = stderr)
+  --stats_json=PATH      write timing/memory stats as JSON ("-" = stderr);
+                         with --interactive, one JSON line per turn
   --print_ids            print the generated ids on stdout instead of text
   --logits_out=PATH      write the prefill's last logits (float32, raw)
   --backend_library=PATH load a delegate's shared library first, e.g.
@@ -62,105 +81,22 @@ Output:
   --verbose              show ExecuTorch's info logs
 )";
 
-struct Flags {
-  std::map<std::string, std::string> values;
-  std::string error;
-
-  bool Has(const std::string& name) const { return values.count(name) > 0; }
-  std::string Get(const std::string& name,
-                  const std::string& fallback = "") const {
-    auto it = values.find(name);
-    return it == values.end() ? fallback : it->second;
+llm::cli::FlagSet DeclareFlags() {
+  llm::cli::FlagSet flags("llm_main", kUsage);
+  for (const char* name :
+       {"model", "manifest", "tokenizer", "prompt", "prompt_file",
+        "prompt_ids", "chat", "system", "max_new_tokens", "temperature",
+        "top_p", "seed", "force_ids", "threads", "stats_json", "logits_out",
+        "backend_library", "context_policy", "reply_reserve"}) {
+    flags.Value(name);
   }
-};
-
-const char* const kKnownFlags[] = {"model",
-                                   "tokenizer",
-                                   "prompt",
-                                   "prompt_file",
-                                   "prompt_ids",
-                                   "chat",
-                                   "system",
-                                   "max_new_tokens",
-                                   "temperature",
-                                   "top_p",
-                                   "seed",
-                                   "truncate_prompt",
-                                   "ignore_eos",
-                                   "force_ids",
-                                   "threads",
-                                   "warmup",
-                                   "mlock",
-                                   "stats_json",
-                                   "print_ids",
-                                   "logits_out",
-                                   "verbose",
-                                   "help",
-                                   "no_static_arena",
-                                   "backend_library"};
-
-Flags ParseFlags(int argc, char** argv) {
-  Flags flags;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.rfind("--", 0) != 0) {
-      flags.error =
-          "unexpected argument '" + arg + "' (flags look like --name=value)";
-      return flags;
-    }
-    arg = arg.substr(2);
-    const size_t eq = arg.find('=');
-    std::string name = arg.substr(0, eq);
-    std::string value = eq == std::string::npos ? "true" : arg.substr(eq + 1);
-    bool known = false;
-    for (const char* k : kKnownFlags) known = known || name == k;
-    if (!known) {
-      flags.error = "unknown flag --" + name + " (see --help)";
-      return flags;
-    }
-    flags.values[name] = value;
+  for (const char* name :
+       {"chat", "truncate_prompt", "ignore_eos", "warmup", "mlock", "print_ids",
+        "verbose", "help", "no_static_arena", "interactive", "kv_reuse",
+        "skip_integrity_check"}) {
+    flags.Bool(name);
   }
   return flags;
-}
-
-// Under `bazel run` the process starts in its runfiles tree, where the
-// bundled model and tokenizer live; the user's own relative paths mean their
-// shell's directory, which Bazel passes as BUILD_WORKING_DIRECTORY.
-void ResolveUserPaths(Flags* flags) {
-  const char* user_dir = std::getenv("BUILD_WORKING_DIRECTORY");
-  if (user_dir == nullptr) return;
-  const auto in_user_dir = [&](const std::string& path) {
-    return path.empty() || path[0] == '/' ? path
-                                          : std::string(user_dir) + "/" + path;
-  };
-  for (const char* input :
-       {"model", "tokenizer", "prompt_file", "backend_library"}) {
-    auto it = flags->values.find(input);
-    if (it != flags->values.end() && !std::ifstream(it->second).good()) {
-      it->second = in_user_dir(it->second);
-    }
-  }
-  for (const char* output : {"stats_json", "logits_out"}) {
-    auto it = flags->values.find(output);
-    if (it != flags->values.end() && it->second != "-")
-      it->second = in_user_dir(it->second);
-  }
-}
-
-bool ParseNumber(const Flags& flags, const std::string& name, double fallback,
-                 double* out, std::string* error) {
-  const std::string text = flags.Get(name);
-  if (text.empty()) {
-    *out = fallback;
-    return true;
-  }
-  char* end = nullptr;
-  *out = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || *end != '\0') {
-    *error = "--" + name + "=" + text + " is not a number";
-    return false;
-  }
-  return true;
 }
 
 bool ParseIds(const std::string& text, std::vector<int64_t>* ids,
@@ -179,10 +115,6 @@ bool ParseIds(const std::string& text, std::vector<int64_t>* ids,
   return true;
 }
 
-bool IsTrue(const std::string& value) {
-  return value == "true" || value == "1" || value == "yes";
-}
-
 int Fail(int code, const std::string& message) {
   std::fprintf(stderr, "llm_main: error: %s\n", message.c_str());
   return code;
@@ -191,30 +123,106 @@ int Fail(int code, const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Flags flags = ParseFlags(argc, argv);
-  if (!flags.error.empty()) return Fail(kUsageError, flags.error);
-  ResolveUserPaths(&flags);
-  if (flags.Has("help")) {
+  llm::cli::FlagSet flags = DeclareFlags();
+  std::string error;
+  const bool parsed = flags.Parse(argc, argv, &error);
+  if (flags.help()) {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  llm::SetRuntimeLogVerbose(IsTrue(flags.Get("verbose", "false")));
+  if (!parsed) return Fail(kUsageError, error);
+  llm::cli::ResolveUserPaths(
+      &flags, {"model", "manifest", "tokenizer", "prompt_file", "backend_library"},
+      {"stats_json", "logits_out"});
+  llm::SetRuntimeLogVerbose(flags.On("verbose"));
   if (!flags.Has("model")) {
     return Fail(
         kUsageError,
         "--model is required (e.g. --model=bazel-bin/models/llama_int4.pte)");
   }
 
-  std::string error;
   double max_new_tokens = 0, temperature = 0, top_p = 0, seed = 0, threads = 0;
-  if (!ParseNumber(flags, "max_new_tokens", 128, &max_new_tokens, &error) ||
-      !ParseNumber(flags, "temperature", 0, &temperature, &error) ||
-      !ParseNumber(flags, "top_p", 1, &top_p, &error) ||
-      !ParseNumber(flags, "seed", 0, &seed, &error) ||
-      !ParseNumber(flags, "threads", 0, &threads, &error)) {
+  double reply_reserve = 0;
+  if (!flags.Number("max_new_tokens", 128, &max_new_tokens, &error) ||
+      !flags.Number("temperature", 0, &temperature, &error) ||
+      !flags.Number("top_p", 1, &top_p, &error) ||
+      !flags.Number("seed", 0, &seed, &error) ||
+      !flags.Number("threads", 0, &threads, &error) ||
+      !flags.Number("reply_reserve", 0, &reply_reserve, &error)) {
     return Fail(kUsageError, error);
   }
   if (threads < 0) return Fail(kUsageError, "--threads must be >= 0");
+
+  // A delegate shipped as its own shared library (ExecuTorch's QNN backend)
+  // registers itself from a static initializer, so it must be loaded before
+  // the program is; it stays loaded for the life of the process.
+  if (flags.Has("backend_library")) {
+    std::stringstream libraries(flags.Get("backend_library"));
+    std::string library;
+    while (std::getline(libraries, library, ',')) {
+      if (dlopen(library.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+        return Fail(kUsageError,
+                    "cannot load --backend_library=" + library + ": " +
+                        dlerror() +
+                        " (its own dependencies, e.g. the QAIRT libraries, "
+                        "must be on LD_LIBRARY_PATH)");
+      }
+    }
+  }
+
+  llm::ProgramOptions program;
+  program.pte_path = flags.Get("model");
+  program.mlock = flags.On("mlock");
+  program.static_arena = !flags.On("no_static_arena");
+  program.integrity.manifest_path = flags.Get("manifest");
+  program.integrity.skip = flags.On("skip_integrity_check");
+
+  if (flags.On("interactive")) {
+    if (flags.Has("prompt") || flags.Has("prompt_file") ||
+        flags.Has("prompt_ids")) {
+      return Fail(kUsageError,
+                  "--interactive reads its turns from stdin: drop --prompt, "
+                  "--prompt_file and --prompt_ids");
+    }
+    if (!flags.Has("tokenizer")) {
+      return Fail(kUsageError,
+                  "--interactive needs --tokenizer (bazel build "
+                  "//runtime/tokenizer:smollm2 gives "
+                  "bazel-bin/runtime/tokenizer/smollm2.tok)");
+    }
+    llm::ChatOptions chat_options;
+    chat_options.program = program;
+    chat_options.tokenizer_path = flags.Get("tokenizer");
+    chat_options.threads = static_cast<uint32_t>(threads);
+    chat_options.warmup = flags.On("warmup", true);
+    llm::cli::ReplOptions repl;
+    if (!llm::ParseContextPolicy(flags.Get("context_policy", "error"),
+                                 &repl.request.context_policy, &error)) {
+      return Fail(kUsageError, "--context_policy: " + error);
+    }
+    auto chat = llm::ChatSession::Open(chat_options, &error);
+    if (!chat) return Fail(kRuntimeError, error);
+    const int64_t context = chat->limits().max_context_len;
+    repl.request.max_new_tokens = static_cast<int64_t>(max_new_tokens);
+    repl.request.temperature = static_cast<float>(temperature);
+    repl.request.top_p = static_cast<float>(top_p);
+    repl.request.seed = static_cast<uint64_t>(seed);
+    repl.request.reuse_cache = flags.On("kv_reuse", true);
+    repl.request.reply_reserve =
+        reply_reserve > 0 ? static_cast<int64_t>(reply_reserve)
+                          : std::max<int64_t>(
+                                1, std::min<int64_t>(repl.request.max_new_tokens,
+                                                     context / 2));
+    if (repl.request.reply_reserve >= context) {
+      return Fail(kUsageError, "--reply_reserve must be below the context of " +
+                                   std::to_string(context) + " tokens");
+    }
+    if (flags.Has("system")) repl.system = flags.Get("system");
+    repl.stats_json = flags.Get("stats_json");
+    repl.prompt_marker = isatty(STDIN_FILENO) != 0;
+    return llm::cli::RunChatRepl(chat.get(), repl, std::cin, stdout, stderr);
+  }
+
 
   // The tokenizer is needed for text prompts and for printing text.
   std::optional<llm::tokenizer::BpeTokenizer> tokenizer;
@@ -251,7 +259,7 @@ int main(int argc, char** argv) {
                   "gives bazel-bin/runtime/tokenizer/smollm2.tok)");
     }
     // Instruct models answer properly only inside their chat template.
-    if (IsTrue(flags.Get("chat", "true")) &&
+    if (flags.On("chat", true) &&
         tokenizer->chat_template() != nullptr) {
       std::vector<llm::tokenizer::ChatMessage> messages;
       if (flags.Has("system"))
@@ -263,29 +271,10 @@ int main(int argc, char** argv) {
     for (int32_t id : tokenizer->Encode(text)) prompt.push_back(id);
   }
 
-  // A delegate shipped as its own shared library (ExecuTorch's QNN backend)
-  // registers itself from a static initializer, so it must be loaded before
-  // the program is; it stays loaded for the life of the process.
-  if (flags.Has("backend_library")) {
-    std::stringstream libraries(flags.Get("backend_library"));
-    std::string library;
-    while (std::getline(libraries, library, ',')) {
-      if (dlopen(library.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
-        return Fail(kUsageError,
-                    "cannot load --backend_library=" + library + ": " +
-                        dlerror() +
-                        " (its own dependencies, e.g. the QAIRT libraries, "
-                        "must be on LD_LIBRARY_PATH)");
-      }
-    }
-  }
-
   llm::RunnerOptions options;
-  options.program.pte_path = flags.Get("model");
-  options.program.mlock = IsTrue(flags.Get("mlock", "false"));
-  options.program.static_arena = !IsTrue(flags.Get("no_static_arena", "false"));
+  options.program = program;
   options.threads = static_cast<uint32_t>(threads);
-  options.warmup = IsTrue(flags.Get("warmup", "false"));
+  options.warmup = flags.On("warmup");
   auto runner = llm::LlmRunner::Create(options, &error);
   if (!runner) return Fail(kRuntimeError, error);
   if (tokenizer && tokenizer->vocab_size() > runner->limits().vocab_size) {
@@ -301,8 +290,8 @@ int main(int argc, char** argv) {
   config.sampler.temperature = static_cast<float>(temperature);
   config.sampler.top_p = static_cast<float>(top_p);
   config.sampler.seed = static_cast<uint64_t>(seed);
-  config.truncate_prompt = IsTrue(flags.Get("truncate_prompt", "false"));
-  config.stop_at_eos = !IsTrue(flags.Get("ignore_eos", "false"));
+  config.truncate_prompt = flags.On("truncate_prompt");
+  config.stop_at_eos = !flags.On("ignore_eos");
   if (tokenizer) {
     for (int32_t id : tokenizer->stop_ids())
       config.extra_stop_ids.push_back(id);
@@ -315,7 +304,7 @@ int main(int argc, char** argv) {
   std::vector<float> prefill_logits;
   if (flags.Has("logits_out")) config.prefill_logits = &prefill_logits;
 
-  const bool print_ids = IsTrue(flags.Get("print_ids", "false")) || !tokenizer;
+  const bool print_ids = flags.On("print_ids") || !tokenizer;
   llm::Utf8Stream stream;
   std::vector<int64_t> generated;
   const auto on_token = [&](int64_t token) {

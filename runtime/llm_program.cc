@@ -32,6 +32,8 @@ using executorch::runtime::Span;
 
 namespace {
 
+constexpr uint64_t kProgramAlignment = 16;
+
 std::string Describe(Error error) {
   char code[32];
   std::snprintf(code, sizeof(code), "ExecuTorch error 0x%x",
@@ -84,6 +86,14 @@ std::unique_ptr<LlmProgram> LlmProgram::Load(const ProgramOptions& options,
   ClearRuntimeError();
   auto self = std::make_unique<LlmProgram>(Key());
 
+  // Before mapping: a damaged file must fail here, not produce wrong tokens.
+  const ProgramFile file{options.pte_path, options.pte_offset,
+                         options.pte_length};
+  if (!CheckProgramIntegrity(file, options.integrity, &self->integrity_,
+                             error)) {
+    return nullptr;
+  }
+
   auto loader = MmapDataLoader::from(
       options.pte_path.c_str(), options.mlock
                                     ? MmapDataLoader::MlockConfig::UseMlock
@@ -95,11 +105,40 @@ std::unique_ptr<LlmProgram> LlmProgram::Load(const ProgramOptions& options,
     return nullptr;
   }
   self->loader_.emplace(std::move(loader.get()));
+  executorch::runtime::DataLoader* data = &*self->loader_;
+  if (options.pte_offset > 0 || options.pte_length > 0) {
+    // mmap keeps a byte's offset within its page, so the program's pointer
+    // is only as aligned as its offset, and ExecuTorch needs 16.
+    if (options.pte_offset % kProgramAlignment != 0) {
+      *error = "the program starts at offset " +
+               std::to_string(options.pte_offset) + " in " + options.pte_path +
+               ", which is not a multiple of " +
+               std::to_string(kProgramAlignment) +
+               " as ExecuTorch requires; align the container's entries (e.g. "
+               "zipalign 16) or copy the program out to its own file";
+      return nullptr;
+    }
+    const size_t file_size = self->loader_->size().get();
+    if (options.pte_offset >= file_size ||
+        options.pte_length > file_size - options.pte_offset) {
+      *error = "the program's range (offset " +
+               std::to_string(options.pte_offset) + ", length " +
+               std::to_string(options.pte_length) + ") lies outside " +
+               options.pte_path + " (" + std::to_string(file_size) +
+               " bytes); pass the asset's own offset and length";
+      return nullptr;
+    }
+    const size_t length = options.pte_length > 0
+                              ? options.pte_length
+                              : file_size - options.pte_offset;
+    self->range_loader_.emplace(data, options.pte_offset, length);
+    data = &*self->range_loader_;
+  }
 
   // InternalConsistency verifies the flatbuffer, so a truncated or corrupt
   // file is an error here instead of a crash later.
-  auto program = Program::load(&*self->loader_,
-                               Program::Verification::InternalConsistency);
+  auto program =
+      Program::load(data, Program::Verification::InternalConsistency);
   if (!program.ok()) {
     *error = options.pte_path + " is not a valid ExecuTorch program (" +
              Describe(program.error()) +

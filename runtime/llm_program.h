@@ -25,10 +25,19 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/program_integrity.h"
+#include "runtime/range_data_loader.h"
+
 namespace llm {
 
 struct ProgramOptions {
   std::string pte_path;
+  // The program's bytes inside pte_path: 0 and 0 mean the whole file. The app
+  // maps its uncompressed APK asset in place this way.
+  uint64_t pte_offset = 0;
+  uint64_t pte_length = 0;
+  // Checked against the manifest at load (see program_integrity.h).
+  IntegrityOptions integrity;
   // Lock the weights in RAM (mlock). Off by default: on phones it counts
   // against the app's memory and rarely helps a model read once per token.
   bool mlock = false;
@@ -86,6 +95,10 @@ class LlmProgram {
   explicit LlmProgram(Key) {}
 
   const ProgramLimits& limits() const { return limits_; }
+  // What the load-time integrity check found ("verified", "no_manifest",
+  // "skipped") and what it cost.
+  const std::string& integrity() const { return integrity_.status; }
+  double integrity_ms() const { return integrity_.ms; }
   size_t planned_bytes() const { return arena_.size(); }
 
   // Feeds tokens at KV positions [start, start + count) and returns the
@@ -99,6 +112,8 @@ class LlmProgram {
   bool PrepareForward(const ProgramOptions& options, std::string* error);
 
   std::optional<executorch::extension::MmapDataLoader> loader_;
+  std::optional<RangeDataLoader> range_loader_;
+  IntegrityResult integrity_;
   std::optional<executorch::runtime::Program> program_;
 
   // forward's memory: method bookkeeping (load time only), planned buffers,

@@ -55,32 +55,36 @@ std::unique_ptr<LlmRunner> LlmRunner::Create(const RunnerOptions& options,
   return runner;
 }
 
-bool LlmRunner::Generate(const std::vector<int64_t>& prompt_in,
-                         const GenerationConfig& config,
-                         const TokenCallback& on_token, GenerationStats* stats,
-                         std::string* error) {
-  const ProgramLimits& limits = program_->limits();
+void LlmRunner::BeginStats(GenerationStats* stats) const {
   *stats = GenerationStats();
   stats->threads = threads_;
   stats->load_ms = load_ms_;
   stats->warmup_ms = warmup_ms_;
   stats->platform = PlatformName();
+  stats->integrity = program_->integrity();
+  stats->integrity_ms = program_->integrity_ms();
+}
 
+std::string LlmRunner::CheckConfig(const GenerationConfig& config) const {
   const std::string sampler_problem = ValidateSamplerConfig(config.sampler);
-  if (!sampler_problem.empty()) {
-    *error = sampler_problem;
-    return false;
-  }
-  if (config.max_new_tokens < 1) {
-    *error = "--max_new_tokens must be at least 1";
-    return false;
-  }
+  if (!sampler_problem.empty()) return sampler_problem;
+  if (config.max_new_tokens < 1) return "--max_new_tokens must be at least 1";
+  return CheckIds(config.forced_tokens, "forced", program_->limits());
+}
+
+bool LlmRunner::Generate(const std::vector<int64_t>& prompt_in,
+                         const GenerationConfig& config,
+                         const TokenCallback& on_token, GenerationStats* stats,
+                         std::string* error) {
+  const ProgramLimits& limits = program_->limits();
+  BeginStats(stats);
+  *error = CheckConfig(config);
+  if (!error->empty()) return false;
   if (prompt_in.empty()) {
     *error = "the prompt is empty: give at least one token";
     return false;
   }
   *error = CheckIds(prompt_in, "prompt", limits);
-  if (error->empty()) *error = CheckIds(config.forced_tokens, "forced", limits);
   if (!error->empty()) return false;
   // Prefill, plus at least the first generated token, must fit the cache.
   std::vector<int64_t> prompt = prompt_in;
@@ -102,8 +106,43 @@ bool LlmRunner::Generate(const std::vector<int64_t>& prompt_in,
     stats->truncated_prompt_tokens = static_cast<int64_t>(prompt.size()) - keep;
     prompt.erase(prompt.begin(), prompt.end() - keep);
   }
-  stats->prompt_tokens = static_cast<int64_t>(prompt.size());
+  const int64_t n = static_cast<int64_t>(prompt.size());
+  stats->prompt_tokens = n;
+  stats->prefilled_tokens = n;
 
+  const auto start = Clock::now();
+  const float* logits = Prefill(prompt.data(), n, 0, error);
+  if (logits == nullptr) return false;
+  stats->prefill_ms = MsSince(start);
+  return Decode(logits, n, config, on_token, stats, nullptr, error);
+}
+
+const float* LlmRunner::Prefill(const int64_t* tokens, int64_t count,
+                                int64_t start, std::string* error) {
+  const ProgramLimits& limits = program_->limits();
+  if (count < 1 || start < 0 || start + count > limits.max_context_len) {
+    *error = "cannot prefill " + std::to_string(count) +
+             " tokens at position " + std::to_string(start) +
+             ": the model's context is " +
+             std::to_string(limits.max_context_len) + " tokens";
+    return nullptr;
+  }
+  const float* logits = nullptr;
+  for (int64_t done = 0; done < count; done += limits.max_seq_len) {
+    const int64_t chunk = std::min(limits.max_seq_len, count - done);
+    logits = program_->Forward(tokens + done, chunk, start + done, error);
+    if (logits == nullptr) return nullptr;
+  }
+  return logits;
+}
+
+bool LlmRunner::Decode(const float* logits, int64_t start,
+                       const GenerationConfig& config,
+                       const TokenCallback& on_token, GenerationStats* stats,
+                       std::vector<int64_t>* fed, std::string* error) {
+  const ProgramLimits& limits = program_->limits();
+  *error = CheckConfig(config);
+  if (!error->empty()) return false;
   std::vector<int64_t> stop_ids = config.extra_stop_ids;
   if (config.stop_at_eos) {
     stop_ids.insert(stop_ids.end(), limits.eos_ids.begin(),
@@ -112,26 +151,19 @@ bool LlmRunner::Generate(const std::vector<int64_t>& prompt_in,
   Sampler sampler(config.sampler, static_cast<int32_t>(limits.vocab_size));
   stats->token_ms.reserve(static_cast<size_t>(config.max_new_tokens));
 
-  // Prefill in chunks of the program's max_seq_len.
-  const auto start = Clock::now();
-  const float* logits = nullptr;
-  const int64_t n = static_cast<int64_t>(prompt.size());
-  for (int64_t pos = 0; pos < n; pos += limits.max_seq_len) {
-    const int64_t count = std::min(limits.max_seq_len, n - pos);
-    logits = program_->Forward(prompt.data() + pos, count, pos, error);
-    if (logits == nullptr) return false;
-  }
+  const auto first = Clock::now();
   if (config.prefill_logits != nullptr) {
     config.prefill_logits->assign(logits, logits + limits.vocab_size);
   }
   int64_t token = sampler.Sample(logits);
-  stats->prefill_ms = MsSince(start);
+  stats->prefill_ms += MsSince(first);
   stats->ttft_ms = stats->prefill_ms;
   stats->generated_tokens = 1;
 
   const bool counting = AllocationCounter::Supported();
   uint64_t allocations = 0;
-  int64_t pos = n;
+  const int64_t context = limits.max_context_len;
+  int64_t pos = start;
   for (;;) {
     // Stop tokens end the reply; they are not part of it.
     if (std::find(stop_ids.begin(), stop_ids.end(), token) != stop_ids.end()) {
@@ -158,10 +190,13 @@ bool LlmRunner::Generate(const std::vector<int64_t>& prompt_in,
     const uint64_t before = counting ? AllocationCounter::Count() : 0;
     logits = program_->Forward(&token, 1, pos, error);
     if (logits == nullptr) return false;
+    if (fed != nullptr) fed->push_back(token);
     token = sampler.Sample(logits);
     // The first decode step may size XNNPACK's workspace for the new
     // one-token shape; every later step must allocate nothing.
-    if (counting && pos > n) allocations += AllocationCounter::Count() - before;
+    if (counting && pos > start) {
+      allocations += AllocationCounter::Count() - before;
+    }
     stats->token_ms.push_back(MsSince(step));
     ++pos;
     ++stats->generated_tokens;

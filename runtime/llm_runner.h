@@ -59,12 +59,36 @@ class LlmRunner {
   double load_ms() const { return load_ms_; }
   double warmup_ms() const { return warmup_ms_; }
 
-  // Generates from `prompt` (token ids). Fills `stats` (timings, counts,
-  // allocations); false + error on bad input or a runtime failure, in which
-  // case tokens already streamed stay valid.
+  // Generates from `prompt` (token ids), starting with an empty KV cache.
+  // Fills `stats` (timings, counts, allocations); false + error on bad input
+  // or a runtime failure, in which case tokens already streamed stay valid.
   bool Generate(const std::vector<int64_t>& prompt,
                 const GenerationConfig& config, const TokenCallback& on_token,
                 GenerationStats* stats, std::string* error);
+
+  // The two halves of Generate, for a caller that keeps the KV cache between
+  // calls (LlmSession). The cache is the program's: one caller at a time.
+  //
+  // Feeds `count` tokens at KV positions [start, start + count), in chunks of
+  // max_seq_len, and returns the last one's logits (valid until the next
+  // forward call), or null + error.
+  const float* Prefill(const int64_t* tokens, int64_t count, int64_t start,
+                       std::string* error);
+  // Samples from `logits` (what the token at position start - 1 predicted),
+  // then decodes at positions start, start + 1, ... until a stop condition.
+  // Each token it feeds to the model is appended to `*fed` (may be null);
+  // reserve its capacity up front to keep decoding allocation-free. Adds the
+  // first sample's time to stats->prefill_ms and sets ttft_ms to it.
+  bool Decode(const float* logits, int64_t start,
+              const GenerationConfig& config, const TokenCallback& on_token,
+              GenerationStats* stats, std::vector<int64_t>* fed,
+              std::string* error);
+
+  // Resets `stats` to this runner's constant figures (threads, load time,
+  // platform) before a generation fills in the rest.
+  void BeginStats(GenerationStats* stats) const;
+  // Empty when `config` is usable with this program, else why not.
+  std::string CheckConfig(const GenerationConfig& config) const;
 
   // Use Create(); public only so std::make_unique can reach it.
   struct Key {

@@ -115,15 +115,27 @@ class Sha256 {
 }  // namespace
 
 std::string Sha256File(const std::string& path) {
+  return Sha256FileRange(path, 0, UINT64_MAX);
+}
+
+std::string Sha256FileRange(const std::string& path, uint64_t offset,
+                            uint64_t length) {
   std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  in.seekg(static_cast<std::streamoff>(offset));
   if (!in) return "";
   Sha256 hash;
   std::vector<char> buffer(size_t{1} << 20);
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+  uint64_t left = length;
+  while (in && left > 0) {
+    in.read(buffer.data(), static_cast<std::streamsize>(
+                               std::min<uint64_t>(buffer.size(), left)));
+    const auto got = static_cast<uint64_t>(in.gcount());
     hash.Update(reinterpret_cast<const uint8_t*>(buffer.data()),
-                static_cast<size_t>(in.gcount()));
+                static_cast<size_t>(got));
+    left -= got;
   }
+  if (left > 0 && length != UINT64_MAX) return "";  // the file is shorter
   return hash.HexDigest();
 }
 

@@ -1,7 +1,7 @@
 // JNI entry points of dev.llmondevice.chat.engine.NativeLlm (the app's
 // LlmEngine calls these; android_app/src/main/kotlin/.../engine/NativeLlm.kt
-// declares them). A session lives behind a jlong handle that Kotlin owns:
-// open() hands it out, close() destroys it. Errors become Kotlin exceptions
+// declares them). A chat session lives behind a jlong handle that Kotlin
+// owns: open() hands it out, close() destroys it. Errors become Kotlin exceptions
 // carrying the runtime's message; nothing here aborts the process.
 #include <jni.h>
 
@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "runtime/jni/llm_session.h"
+#include "runtime/session/chat_session.h"
 #include "runtime/jni/utf16.h"
 
 namespace {
@@ -47,8 +47,8 @@ jstring ToJavaString(JNIEnv* env, const std::string& utf8) {
                         static_cast<jsize>(units.size()));
 }
 
-llm::LlmSession* FromHandle(JNIEnv* env, jlong handle) {
-  auto* session = reinterpret_cast<llm::LlmSession*>(handle);
+llm::ChatSession* FromHandle(JNIEnv* env, jlong handle) {
+  auto* session = reinterpret_cast<llm::ChatSession*>(handle);
   if (session == nullptr) {
     Throw(env, "java/lang/IllegalStateException",
           "the engine is closed: call load() again");
@@ -67,16 +67,22 @@ Java_dev_llmondevice_chat_engine_NativeLlm_executorchVersion(JNIEnv* env,
 }
 
 JNIEXPORT jlong JNICALL Java_dev_llmondevice_chat_engine_NativeLlm_open(
-    JNIEnv* env, jclass, jstring pte_path, jstring tokenizer_path, jint threads,
+    JNIEnv* env, jclass, jstring pte_path, jlong pte_offset, jlong pte_length,
+    jstring manifest_path, jstring tokenizer_path, jint threads,
     jboolean warmup) {
-  llm::SessionOptions options;
-  options.pte_path = ToUtf8(env, pte_path);
+  llm::ChatOptions options;
+  options.program.pte_path = ToUtf8(env, pte_path);
+  options.program.pte_offset = static_cast<uint64_t>(pte_offset);
+  options.program.pte_length = static_cast<uint64_t>(pte_length);
+  // An APK asset has no file beside it to find: the app passes the
+  // manifest's path explicitly.
+  options.program.integrity.manifest_path = ToUtf8(env, manifest_path);
   options.tokenizer_path = ToUtf8(env, tokenizer_path);
   options.threads = threads > 0 ? static_cast<uint32_t>(threads) : 0;
   options.warmup = warmup == JNI_TRUE;
   std::string error;
-  std::unique_ptr<llm::LlmSession> session =
-      llm::LlmSession::Open(options, &error);
+  std::unique_ptr<llm::ChatSession> session =
+      llm::ChatSession::Open(options, &error);
   if (!session) {
     Throw(env, kModelLoadException, error);
     return 0;
@@ -87,13 +93,18 @@ JNIEXPORT jlong JNICALL Java_dev_llmondevice_chat_engine_NativeLlm_open(
 
 JNIEXPORT void JNICALL Java_dev_llmondevice_chat_engine_NativeLlm_close(
     JNIEnv*, jclass, jlong handle) {
-  std::unique_ptr<llm::LlmSession> owned(
-      reinterpret_cast<llm::LlmSession*>(handle));
+  std::unique_ptr<llm::ChatSession> owned(
+      reinterpret_cast<llm::ChatSession*>(handle));
+}
+
+JNIEXPORT void JNICALL Java_dev_llmondevice_chat_engine_NativeLlm_reset(
+    JNIEnv* env, jclass, jlong handle) {
+  if (llm::ChatSession* session = FromHandle(env, handle)) session->Reset();
 }
 
 JNIEXPORT void JNICALL Java_dev_llmondevice_chat_engine_NativeLlm_stop(
     JNIEnv* env, jclass, jlong handle) {
-  if (llm::LlmSession* session = FromHandle(env, handle)) {
+  if (llm::ChatSession* session = FromHandle(env, handle)) {
     session->RequestStop();
   }
 }
@@ -102,7 +113,7 @@ JNIEXPORT void JNICALL Java_dev_llmondevice_chat_engine_NativeLlm_stop(
 //  warmup_ms*1000}: fixed at load.
 JNIEXPORT jlongArray JNICALL Java_dev_llmondevice_chat_engine_NativeLlm_limits(
     JNIEnv* env, jclass, jlong handle) {
-  llm::LlmSession* session = FromHandle(env, handle);
+  llm::ChatSession* session = FromHandle(env, handle);
   if (session == nullptr) return nullptr;
   const jlong values[] = {
       session->limits().max_seq_len,
@@ -122,11 +133,19 @@ JNIEXPORT jlongArray JNICALL Java_dev_llmondevice_chat_engine_NativeLlm_limits(
 JNIEXPORT jstring JNICALL Java_dev_llmondevice_chat_engine_NativeLlm_generate(
     JNIEnv* env, jclass, jlong handle, jobjectArray roles,
     jobjectArray contents, jint max_new_tokens, jfloat temperature,
-    jfloat top_p, jlong seed, jobject sink) {
-  llm::LlmSession* session = FromHandle(env, handle);
+    jfloat top_p, jlong seed, jstring context_policy, jint reply_reserve,
+    jobject sink) {
+  llm::ChatSession* session = FromHandle(env, handle);
   if (session == nullptr) return nullptr;
 
-  llm::SessionRequest request;
+  llm::ChatRequest request;
+  std::string error;
+  if (!llm::ParseContextPolicy(ToUtf8(env, context_policy),
+                               &request.context_policy, &error)) {
+    Throw(env, "java/lang/IllegalArgumentException", error);
+    return nullptr;
+  }
+  request.reply_reserve = reply_reserve;
   const jsize count = env->GetArrayLength(roles);
   if (count != env->GetArrayLength(contents)) {
     Throw(env, "java/lang/IllegalArgumentException",
@@ -162,7 +181,6 @@ JNIEXPORT jstring JNICALL Java_dev_llmondevice_chat_engine_NativeLlm_generate(
     return !env->ExceptionCheck() && go_on == JNI_TRUE;
   };
   llm::GenerationStats stats;
-  std::string error;
   if (!session->Generate(request, on_piece, &stats, &error)) {
     Throw(env, kLlmException, error);
     return nullptr;

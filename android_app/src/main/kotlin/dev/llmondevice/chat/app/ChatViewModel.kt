@@ -44,10 +44,15 @@ import java.util.concurrent.Executors
  * tokens reach the state in the order the native loop produced them, and a reload can
  * never overlap an answer. Nothing here blocks the main thread.
  *
- * Stopping: [stopAnswer] (the Stop button) and [onScreenHidden] (the screen left the
- * foreground) set the native stop flag, so the loop ends before its next token; leaving
- * for good ([onCleared]) also cancels the coroutine, whose token callback then throws
- * into the native loop, which stops at once.
+ * An answer belongs to the ViewModel's lifetime, not to the activity's: rotating the phone
+ * or leaving the app for a moment does not cut it off, and its tokens are in the state when
+ * the screen comes back. Stopping: [stopAnswer] (the Stop button) sets the native stop
+ * flag, so the loop ends before its next token; leaving for good ([onCleared]) also cancels
+ * the coroutine, whose token callback then throws into the native loop, which stops at once.
+ *
+ * Each answer sends the whole conversation; the native session reuses the KV cache for the
+ * turns it already holds, and the settings' context policy decides what happens when the
+ * conversation outgrows the context. Settings persist across restarts ([SettingsStore]).
  */
 class ChatViewModel(
     application: Application,
@@ -64,7 +69,8 @@ class ChatViewModel(
     private val assembler = PromptAssembler()
     private val thermalPolicy = ThermalPolicy(preferredThreads = LlmEngine.defaultThreads())
 
-    private val mutableState = MutableStateFlow(ChatUiState())
+    private val settingsStore = SettingsStore(application)
+    private val mutableState = MutableStateFlow(ChatUiState(settings = settingsStore.load()))
     val uiState: StateFlow<ChatUiState> = mutableState.asStateFlow()
 
     /** Written on the main thread, read by the engine thread before each answer. */
@@ -128,13 +134,17 @@ class ChatViewModel(
         if (!nativeRunning) answerJob?.cancel()
     }
 
-    fun onScreenHidden() = stopAnswer()
-
-    fun clearChat() = dispatch(ChatEvent.Cleared)
+    fun clearChat() {
+        if (mutableState.value.isGenerating) return
+        dispatch(ChatEvent.Cleared)
+        // Behind any queued work on the engine thread, so it never races an answer.
+        viewModelScope.launch(engineDispatcher) { engine.resetConversation() }
+    }
 
     fun updateSettings(settings: ChatSettings) {
         val before = mutableState.value.settings
         dispatch(ChatEvent.SettingsChanged(settings))
+        settingsStore.save(settings)
         if (settings.modelName != before.modelName || settings.threads != before.threads) load()
     }
 
@@ -188,7 +198,7 @@ class ChatViewModel(
         dispatch(ChatEvent.LoadProgress(LoadStage.LOADING, 0f))
         val threads = threadsWanted()
         return try {
-            val limits = engine.load(model.pte.path, model.tokenizer.path, threads = threads, warmup = true)
+            val limits = engine.load(model.pte.path, model.tokenizer.path, threads = threads, warmup = true, program = model.location)
             loadedThreads = limits.threads
             dispatch(ChatEvent.LoadProgress(LoadStage.LOADING, 1f))
             dispatch(ChatEvent.Loaded(EngineStatus.Ready(name, limits.threads, limits.maxContextLen, limits.loadMs)))
@@ -213,22 +223,20 @@ class ChatViewModel(
             return
         }
         val settings = mutableState.value.settings
-        val limits = engine.limits ?: return dispatch(ChatEvent.AnswerFailed(turnId, "no model is loaded"))
-        val prompt =
-            assembler.assemble(
-                history = history,
-                question = question,
-                passages = contextProvider.retrieve(question),
-                contextTokens = limits.maxContextLen,
-                reservedForAnswer = settings.maxNewTokens,
-            )
+        if (engine.limits == null) return dispatch(ChatEvent.AnswerFailed(turnId, "no model is loaded"))
+        val prompt = assembler.assemble(history = history, question = question, passages = contextProvider.retrieve(question))
         val job = currentCoroutineContext().job
         nativeRunning = true
         val stats =
             try {
                 engine.generate(
                     prompt,
-                    GenerationParams(maxNewTokens = settings.maxNewTokens, temperature = settings.temperature, seed = turnId),
+                    GenerationParams(
+                        maxNewTokens = settings.maxNewTokens,
+                        temperature = settings.temperature,
+                        seed = turnId,
+                        contextPolicy = settings.contextPolicy,
+                    ),
                 ) {
                     // Throws CancellationException into the native loop, which stops there.
                     job.ensureActive()
@@ -244,6 +252,8 @@ class ChatViewModel(
                 tokens = stats.generatedTokens,
                 ttftMs = stats.ttftMs,
                 tokensPerSecond = stats.decodeTokensPerSecond,
+                droppedTurns = stats.droppedTurns,
+                reusedTokens = stats.reusedTokens,
             ),
         )
     }

@@ -32,6 +32,8 @@ sealed interface ChatEvent {
         /** Null when the answer was cancelled before the runtime reported its figures. */
         val ttftMs: Double?,
         val tokensPerSecond: Double?,
+        val droppedTurns: Int = 0,
+        val reusedTokens: Int = 0,
     ) : ChatEvent
 
     data class AnswerFailed(

@@ -38,6 +38,8 @@ object ChatReducer {
                         tokens = event.tokens,
                         ttftMs = event.ttftMs,
                         tokensPerSecond = event.tokensPerSecond,
+                        droppedTurns = event.droppedTurns,
+                        reusedTokens = event.reusedTokens,
                     )
                 }
             }

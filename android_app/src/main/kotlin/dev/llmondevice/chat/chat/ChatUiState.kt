@@ -1,5 +1,7 @@
 package dev.llmondevice.chat.chat
 
+import dev.llmondevice.chat.engine.ContextPolicy
+
 /** Everything the chat screens draw; produced only by [ChatReducer]. */
 data class ChatUiState(
     val engine: EngineStatus = EngineStatus.Loading(LoadStage.PREPARING_FILES, 0f),
@@ -60,6 +62,10 @@ data class ChatTurn(
     val ttftMs: Double? = null,
     val tokensPerSecond: Double? = null,
     val error: String? = null,
+    /** Earlier turns the runtime left out of this answer's context (shown under the answer). */
+    val droppedTurns: Int = 0,
+    /** Prompt tokens served from the KV cache instead of prefilled again. */
+    val reusedTokens: Int = 0,
 )
 
 data class ChatSettings(
@@ -68,4 +74,6 @@ data class ChatSettings(
     val maxNewTokens: Int = 256,
     val temperature: Float = 0f,
     val modelName: String = "llama_int4",
+    /** A chat app keeps going when the conversation outgrows the context: it forgets the oldest turns. */
+    val contextPolicy: ContextPolicy = ContextPolicy.DROP_OLDEST_TURNS,
 )

@@ -6,10 +6,19 @@ data class GenerationParams(
     val temperature: Float = 0f,
     val topP: Float = 1f,
     val seed: Long = 0,
+    /** What the runtime does when the conversation no longer fits the context. */
+    val contextPolicy: ContextPolicy = ContextPolicy.ERROR,
+    /** Tokens of context kept free for the answer; 0 = [maxNewTokens], at most half the context. */
+    val replyReserve: Int = 0,
 ) {
     init {
         require(maxNewTokens >= 1) { "maxNewTokens must be at least 1, got $maxNewTokens" }
         require(temperature >= 0f) { "temperature must be >= 0 (0 = greedy), got $temperature" }
         require(topP > 0f && topP <= 1f) { "topP must be in (0, 1], got $topP" }
+        require(replyReserve >= 0) { "replyReserve must be >= 0, got $replyReserve" }
     }
+
+    /** The reserve the runtime is given for a program with [maxContextLen] tokens of context. */
+    fun replyReserveFor(maxContextLen: Long): Int =
+        if (replyReserve > 0) replyReserve else minOf(maxNewTokens.toLong(), maxOf(1L, maxContextLen / 2)).toInt()
 }

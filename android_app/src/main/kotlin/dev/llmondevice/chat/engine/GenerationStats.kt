@@ -21,6 +21,13 @@ data class GenerationStats(
     val tokenLatencyMs: List<Double>,
     /** eos, max_new_tokens, context_full or callback (stopped). */
     val stopReason: String,
+    /** Prompt tokens the KV cache already held from earlier turns, and those prefilled now. */
+    val reusedTokens: Int = 0,
+    val prefilledTokens: Int = promptTokens,
+    /** Earlier turns left out so the conversation fits (ContextPolicy.DROP_OLDEST_TURNS). */
+    val droppedTurns: Int = 0,
+    /** The load-time check against the manifest: verified, no_manifest or skipped. */
+    val integrity: String = "",
 ) {
     val stopped: Boolean get() = stopReason == "callback"
 
@@ -45,6 +52,10 @@ data class GenerationStats(
                 peakRssMb = number("peak_rss_mb"),
                 tokenLatencyMs = (fields["token_latency_ms"] as? List<*>).orEmpty().filterIsInstance<Double>(),
                 stopReason = fields["stop_reason"] as? String ?: "",
+                reusedTokens = number("reused_tokens").toInt(),
+                prefilledTokens = number("prefilled_tokens").toInt(),
+                droppedTurns = number("dropped_turns").toInt(),
+                integrity = fields["integrity"] as? String ?: "",
             )
         }
     }

@@ -3,11 +3,15 @@ package dev.llmondevice.chat.engine
 /**
  * The native runtime (//runtime/jni over //runtime:llm_runtime) behind a Kotlin API.
  *
- * - [load] memory-maps the `.pte` (the runtime's LlmProgram; the file is never read into
- *   the Java heap), loads the tokenizer and optionally runs a one-token warm-up. The
- *   program's limits, max_seq_len included, are fixed from then on.
+ * - [load] checks the `.pte` against its manifest's sha256, memory-maps it (the runtime's
+ *   LlmProgram; the file is never read into the Java heap), loads the tokenizer and
+ *   optionally runs a one-token warm-up. The program's limits, max_seq_len included, are
+ *   fixed from then on.
  * - [generate] blocks the calling thread and streams each token to `onToken` from the
- *   native loop, in order. Call it from one background thread at a time.
+ *   native loop, in order. Call it from one background thread at a time. It takes the
+ *   whole conversation each time; the native session reuses the KV cache for the part it
+ *   already holds, so a follow-up prefills only the new turn ([GenerationStats.reusedTokens]).
+ * - [resetConversation] forgets that cache (a new chat).
  * - [stop] may be called from any thread: the native loop delivers no further token.
  *
  * Plain JVM code with no Android imports, so the host tests drive this same class.
@@ -26,19 +30,29 @@ class LlmEngine : AutoCloseable {
 
     /**
      * Loads a program and its tokenizer, replacing any loaded one.
-     * @throws ModelLoadException with the runtime's message for a missing, corrupt or
-     *   incompatible file.
+     * @throws ModelLoadException with the runtime's message for a missing, damaged (its
+     *   sha256 is not the manifest's) or incompatible file.
      */
     fun load(
         ptePath: String,
         tokenizerPath: String,
         threads: Int = defaultThreads(),
         warmup: Boolean = true,
+        program: ProgramLocation = ProgramLocation(),
     ): ModelLimits =
         synchronized(sessionLock) {
             require(threads >= 1) { "threads must be at least 1, got $threads" }
             release()
-            val opened = NativeLlm.open(ptePath, tokenizerPath, threads, warmup)
+            val opened =
+                NativeLlm.open(
+                    ptePath,
+                    program.offset,
+                    program.length,
+                    program.manifestPath,
+                    tokenizerPath,
+                    threads,
+                    warmup,
+                )
             val values = NativeLlm.limits(opened)
             synchronized(handleLock) { handle = opened }
             ModelLimits(
@@ -75,11 +89,19 @@ class LlmEngine : AutoCloseable {
                     params.temperature,
                     params.topP,
                     params.seed,
+                    params.contextPolicy.wireName,
+                    params.replyReserveFor(limits?.maxContextLen ?: 0L),
                 ) { id, text ->
                     onToken(StreamedToken(id, text))
                     true
                 }
             GenerationStats.fromJson(json).also { lastStats = it }
+        }
+
+    /** Forgets the cached conversation: the next [generate] prefills from scratch. */
+    fun resetConversation() =
+        synchronized(sessionLock) {
+            if (handle != 0L) NativeLlm.reset(handle)
         }
 
     /** Stops a running [generate] before its next token; a no-op when idle. Thread-safe. */

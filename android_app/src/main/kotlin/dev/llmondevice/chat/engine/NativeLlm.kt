@@ -21,8 +21,12 @@ internal object NativeLlm {
 
     @JvmStatic external fun executorchVersion(): String
 
+    /** [pteOffset]/[pteLength] 0/0 = the whole file; "" as [manifestPath] looks beside the .pte. */
     @JvmStatic external fun open(
         ptePath: String,
+        pteOffset: Long,
+        pteLength: Long,
+        manifestPath: String,
         tokenizerPath: String,
         threads: Int,
         warmup: Boolean,
@@ -31,6 +35,9 @@ internal object NativeLlm {
     @JvmStatic external fun close(handle: Long)
 
     @JvmStatic external fun stop(handle: Long)
+
+    /** Forgets the cached conversation. */
+    @JvmStatic external fun reset(handle: Long)
 
     /** {max_seq_len, max_context_len, vocab_size, threads, load_us, warmup_us}. */
     @JvmStatic external fun limits(handle: Long): LongArray
@@ -44,6 +51,8 @@ internal object NativeLlm {
         temperature: Float,
         topP: Float,
         seed: Long,
+        contextPolicy: String,
+        replyReserve: Int,
         sink: TokenSink,
     ): String
 }

@@ -5,19 +5,18 @@ import dev.llmondevice.chat.engine.ChatMessage.Role
 
 /**
  * Builds the messages the engine sends through the model's chat template: an optional
- * system message, as much recent history as fits, and the question, with any retrieved
- * passages placed in front of it.
+ * system message, the whole history, and the question, with any retrieved passages placed
+ * in front of it.
  *
  * With no passages and no history the result is just the question as one user message,
  * which is what `llm_main --prompt=...` sends; the host test relies on that.
  *
- * The budget is in characters (about [charsPerToken] per token), a cheap, conservative
- * stand-in for tokenizing each candidate prompt; the runtime still rejects a prompt that
- * does not fit, with its own message.
+ * Fitting the context is not done here: the runtime counts the real tokens and applies the
+ * chosen [dev.llmondevice.chat.engine.ContextPolicy] (leave out the oldest whole turns, or
+ * refuse), and reports what it left out in the answer's stats.
  */
 class PromptAssembler(
     private val systemPrompt: String? = null,
-    private val charsPerToken: Int = 3,
 ) {
     data class Exchange(
         val question: String,
@@ -28,22 +27,10 @@ class PromptAssembler(
         history: List<Exchange>,
         question: String,
         passages: List<Passage> = emptyList(),
-        contextTokens: Long,
-        reservedForAnswer: Int,
     ): List<ChatMessage> {
-        val budget = (contextTokens - reservedForAnswer) * charsPerToken
         val system = systemPrompt?.let { listOf(ChatMessage(Role.SYSTEM, it)) }.orEmpty()
-        val last = ChatMessage(Role.USER, withPassages(question, passages))
-        var used = system.sumOf { it.content.length } + last.content.length
-        val kept = ArrayDeque<ChatMessage>()
-        for (exchange in history.asReversed()) {
-            val size = exchange.question.length + exchange.answer.length
-            if (used + size > budget) break
-            used += size
-            kept.addFirst(ChatMessage(Role.ASSISTANT, exchange.answer))
-            kept.addFirst(ChatMessage(Role.USER, exchange.question))
-        }
-        return system + kept + last
+        val earlier = history.flatMap { listOf(ChatMessage(Role.USER, it.question), ChatMessage(Role.ASSISTANT, it.answer)) }
+        return system + earlier + ChatMessage(Role.USER, withPassages(question, passages))
     }
 
     private fun withPassages(

@@ -1,12 +1,11 @@
 package dev.llmondevice.chat.ui
 
+import androidx.activity.compose.BackHandler
 import androidx.compose.runtime.Composable
 import androidx.compose.runtime.getValue
 import androidx.compose.runtime.mutableStateOf
 import androidx.compose.runtime.saveable.rememberSaveable
 import androidx.compose.runtime.setValue
-import androidx.lifecycle.Lifecycle
-import androidx.lifecycle.compose.LifecycleEventEffect
 import androidx.lifecycle.compose.collectAsStateWithLifecycle
 import dev.llmondevice.chat.app.ChatViewModel
 import dev.llmondevice.chat.chat.EngineStatus
@@ -22,8 +21,10 @@ fun ChatApp(viewModel: ChatViewModel) {
     val modelNames by viewModel.modelNames.collectAsStateWithLifecycle()
     var showSettings by rememberSaveable { mutableStateOf(false) }
 
-    // Leaving the screen stops the native loop before its next token.
-    LifecycleEventEffect(Lifecycle.Event.ON_STOP) { viewModel.onScreenHidden() }
+    // An answer runs in the ViewModel, so rotation and a trip to another app do not stop
+    // it; only the Stop button (or leaving the app for good) does.
+    // System Back from Settings returns to the chat instead of closing the app.
+    BackHandler(enabled = showSettings) { showSettings = false }
 
     val engine = state.engine
     when {

@@ -25,13 +25,15 @@ import androidx.compose.ui.Alignment
 import androidx.compose.ui.Modifier
 import androidx.compose.ui.unit.dp
 import dev.llmondevice.chat.chat.ChatSettings
+import dev.llmondevice.chat.engine.ContextPolicy
 import dev.llmondevice.chat.engine.LlmEngine
 import java.util.Locale
 import kotlin.math.roundToInt
 
 /**
- * Threads, answer length, temperature and model. Changes apply when the user taps Done;
- * a new model or thread count reloads the engine (threads are fixed at load).
+ * Threads, answer length, temperature, context policy and model. Changes apply when the
+ * user taps Done (system Back discards them); a new model or thread count reloads the
+ * engine (threads are fixed at load). Settings persist across restarts.
  */
 @OptIn(ExperimentalMaterial3Api::class)
 @Composable
@@ -88,6 +90,19 @@ fun SettingsScreen(
                 }
             LabeledSlider(temperatureLabel, draft.temperature, 0f..1.5f, steps = 14) {
                 draft = draft.copy(temperature = (it * 10).roundToInt() / 10f)
+            }
+            Text("When the conversation outgrows the context", style = MaterialTheme.typography.titleSmall)
+            ContextPolicy.entries.forEach { policy ->
+                Row(
+                    Modifier.selectable(
+                        selected = policy == draft.contextPolicy,
+                        onClick = { draft = draft.copy(contextPolicy = policy) },
+                    ),
+                    verticalAlignment = Alignment.CenterVertically,
+                ) {
+                    RadioButton(selected = policy == draft.contextPolicy, onClick = null)
+                    Text(policy.label, modifier = Modifier.padding(start = 8.dp))
+                }
             }
             Text("Model", style = MaterialTheme.typography.titleSmall)
             modelNames.forEach { name ->

@@ -119,4 +119,20 @@ class ChatReducerTest {
         val cancelled = done.copy(status = AnswerStatus.STOPPED, ttftMs = null, tokensPerSecond = null, tokens = 3)
         assertEquals("3 tokens · stopped", cancelled.figures())
     }
+
+    @Test
+    fun anAnswerSaysWhenOlderTurnsWereLeftOut() {
+        var state = ChatReducer.reduce(ChatUiState(engine = EngineStatus.Ready("m", 2, 2048, 1.0)), ChatEvent.QuestionAsked(1, "q"))
+        state =
+            ChatReducer.reduce(
+                state,
+                ChatEvent.AnswerFinished(1, stopped = false, tokens = 3, ttftMs = 12.0, tokensPerSecond = 0.0, droppedTurns = 2, reusedTokens = 40),
+            )
+        val turn = state.turns.single()
+        assertEquals(2, turn.droppedTurns)
+        assertEquals(40, turn.reusedTokens)
+        assertEquals("TTFT 12 ms · 3 tokens · the 2 oldest turns were left out to fit the context", turn.figures())
+        val whole = ChatTurn(1, "q", status = AnswerStatus.DONE, tokens = 3, ttftMs = 12.0)
+        assertEquals("TTFT 12 ms · 3 tokens", whole.figures())
+    }
 }

@@ -14,10 +14,15 @@ class GenerationStatsTest {
           "platform": "linux-x86_64",
           "threads": 2,
           "load_ms": 243.888,
+          "integrity": "verified",
+          "integrity_ms": 80.125,
           "warmup_ms": 0.000,
           "ttft_ms": 38.439,
           "prompt_tokens": 37,
           "truncated_prompt_tokens": 0,
+          "reused_tokens": 30,
+          "prefilled_tokens": 7,
+          "dropped_turns": 1,
           "generated_tokens": 51,
           "prefill_ms": 38.439,
           "prefill_tokens_per_s": 962.553,
@@ -38,6 +43,10 @@ class GenerationStatsTest {
         assertEquals("linux-x86_64", stats.platform)
         assertEquals(2, stats.threads)
         assertEquals(38.439, stats.ttftMs)
+        assertEquals(30, stats.reusedTokens)
+        assertEquals(7, stats.prefilledTokens)
+        assertEquals(1, stats.droppedTurns)
+        assertEquals("verified", stats.integrity)
         assertEquals(37, stats.promptTokens)
         assertEquals(51, stats.generatedTokens)
         assertEquals(238.656, stats.decodeTokensPerSecond)

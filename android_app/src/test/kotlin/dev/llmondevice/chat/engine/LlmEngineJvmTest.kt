@@ -192,4 +192,99 @@ class LlmEngineJvmTest {
         assertTrue(error.message!!.contains("context is ${limits.maxContextLen}"), error.message)
         assertEquals(4, generate("hi", 4).ids.size, "usable after an error")
     }
+
+    private fun ask(
+        conversation: List<ChatMessage>,
+        maxNewTokens: Int,
+    ): Reply {
+        val ids = mutableListOf<Long>()
+        val text = StringBuilder()
+        val stats =
+            engine.generate(conversation, GenerationParams(maxNewTokens = maxNewTokens)) {
+                ids.add(it.id)
+                text.append(it.text)
+            }
+        return Reply(ids, text.toString(), stats)
+    }
+
+    @Test
+    fun aThreeTurnConversationPrefillsOnlyEachNewTurn() {
+        load()
+        val conversation = mutableListOf<ChatMessage>()
+        val replies = mutableListOf<Reply>()
+        for (question in listOf("What is the capital of France?", "What river runs through it?", "Name a museum there.")) {
+            conversation += ChatMessage(Role.USER, question)
+            val reply = ask(conversation, 16)
+            replies += reply
+            conversation += ChatMessage(Role.ASSISTANT, reply.text)
+        }
+        assertEquals(0, replies[0].stats.reusedTokens)
+        assertEquals(replies[0].stats.promptTokens, replies[0].stats.prefilledTokens)
+        for (turn in 1..2) {
+            val stats = replies[turn].stats
+            assertTrue(
+                stats.reusedTokens >= replies[turn - 1].stats.promptTokens,
+                "turn ${turn + 1} reused ${stats.reusedTokens} of ${stats.promptTokens} tokens",
+            )
+            assertTrue(stats.prefilledTokens < 40, "turn ${turn + 1} prefilled ${stats.prefilledTokens} tokens")
+            assertEquals(stats.promptTokens, stats.reusedTokens + stats.prefilledTokens)
+        }
+
+        // A new chat: nothing is reused.
+        engine.resetConversation()
+        val fresh = ask(conversation.subList(0, 5), 16)
+        assertEquals(0, fresh.stats.reusedTokens)
+        assertEquals(replies[2].stats.promptTokens, fresh.stats.promptTokens)
+    }
+
+    private fun tempFile(name: String) = File(System.getenv("TEST_TMPDIR") ?: "/tmp", name)
+
+    @Test
+    fun aProgramInsideALargerFileIsMappedInPlace() {
+        // As the app maps its uncompressed APK asset: an offset that is 16-aligned, as
+        // ExecuTorch needs, but not page-aligned.
+        val offset = 4112L
+        val size = File(pte).length()
+        val container = tempFile("container.bin")
+        container.outputStream().use { out ->
+            out.write(ByteArray(offset.toInt()) { 0x5a })
+            File(pte).inputStream().use { it.copyTo(out) }
+            out.write(ByteArray(100) { 0x7f })
+        }
+        val manifest = property("test.manifest")
+        val question = "What is the capital of France?"
+        load()
+        val plain = generate(question, 8)
+        engine.load(container.absolutePath, tokenizer, threads = threads, program = ProgramLocation(offset, size, manifest))
+        val mapped = generate(question, 8)
+        assertEquals(plain.ids, mapped.ids)
+        assertEquals("verified", mapped.stats.integrity)
+
+        val cut = ProgramLocation(offset, size + 1, manifest)
+        val error = assertFailsWith<ModelLoadException> { engine.load(container.absolutePath, tokenizer, program = cut) }
+        assertTrue(error.message!!.contains("but its manifest"), error.message)
+        val unaligned = ProgramLocation(offset + 4, size, "")
+        val misplaced = assertFailsWith<ModelLoadException> { engine.load(container.absolutePath, tokenizer, program = unaligned) }
+        assertTrue(misplaced.message!!.contains("not a multiple of 16"), misplaced.message)
+    }
+
+    @Test
+    fun aDamagedProgramIsRefusedWithBothHashes() {
+        val damaged = tempFile("damaged.pte")
+        File(pte).copyTo(damaged, overwrite = true)
+        val manifestFile = File(property("test.manifest"))
+        manifestFile.copyTo(tempFile("damaged.manifest.json"), overwrite = true)
+        val expected = ModelManifest.fromJson(manifestFile.readText()).sha256
+        java.io.RandomAccessFile(damaged, "rw").use { file ->
+            file.seek(file.length() / 2)
+            val bytes = ByteArray(64)
+            file.readFully(bytes)
+            file.seek(file.length() / 2)
+            file.write(ByteArray(64) { (bytes[it].toInt() xor 0xff).toByte() })
+        }
+        val error = assertFailsWith<ModelLoadException> { engine.load(damaged.absolutePath, tokenizer) }
+        assertTrue(error.message!!.contains(expected), error.message)
+        assertTrue(error.message!!.contains("its sha256 is "), error.message)
+        assertEquals("verified", load().let { generate("hi", 2).stats.integrity })
+    }
 }

@@ -14,8 +14,6 @@ class PromptAssemblerTest {
                 history = emptyList(),
                 question = "What is the capital of France?",
                 passages = NoContext.retrieve("What is the capital of France?"),
-                contextTokens = 2048,
-                reservedForAnswer = 256,
             )
         assertEquals(listOf(ChatMessage(Role.USER, "What is the capital of France?")), messages)
     }
@@ -26,8 +24,6 @@ class PromptAssemblerTest {
             PromptAssembler(systemPrompt = "Be brief.").assemble(
                 history = listOf(PromptAssembler.Exchange("q1", "a1"), PromptAssembler.Exchange("q2", "a2")),
                 question = "q3",
-                contextTokens = 2048,
-                reservedForAnswer = 256,
             )
         assertEquals(
             listOf(Role.SYSTEM, Role.USER, Role.ASSISTANT, Role.USER, Role.ASSISTANT, Role.USER),
@@ -37,16 +33,16 @@ class PromptAssemblerTest {
     }
 
     @Test
-    fun oldestHistoryIsDroppedFirstWhenTheContextIsShort() {
-        val long = "x".repeat(100)
+    fun theWholeHistoryIsSentForTheRuntimeToFit() {
+        // The runtime's context policy leaves turns out by their real token counts; the
+        // assembler must not guess and drop them first.
+        val long = "x".repeat(10_000)
         val messages =
-            PromptAssembler(charsPerToken = 1).assemble(
+            PromptAssembler().assemble(
                 history = listOf(PromptAssembler.Exchange("old", long), PromptAssembler.Exchange("new", long)),
                 question = "q",
-                contextTokens = 250,
-                reservedForAnswer = 100,
             )
-        assertEquals(listOf("new", long, "q"), messages.map { it.content })
+        assertEquals(listOf("old", long, "new", long, "q"), messages.map { it.content })
     }
 
     @Test
@@ -58,7 +54,7 @@ class PromptAssemblerTest {
             }
         val user =
             PromptAssembler()
-                .assemble(emptyList(), "Who wrote it?", provider.retrieve("Who wrote it?"), 2048, 256)
+                .assemble(emptyList(), "Who wrote it?", provider.retrieve("Who wrote it?"))
                 .single()
         assertEquals(Role.USER, user.role)
         assertTrue(user.content.contains("[1] (austen.txt) It is a truth universally acknowledged.\n\n[2] (kjv.txt) In the beginning"))

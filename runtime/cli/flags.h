@@ -1,0 +1,68 @@
+// The command-line flags of the runtime's tools, parsed one way for all:
+//
+//   FlagSet flags("llm_main", kUsage);
+//   flags.Value("model").Bool("warmup");
+//   if (!flags.Parse(argc, argv, &error)) ...   // error names the flag
+//   if (flags.help()) { fputs(flags.usage()); return 0; }
+//
+// Accepted: --name=value and --name value for value flags; --name,
+// --name=true/false (also 1/0, yes/no) for boolean flags. --help and -h are
+// recognised anywhere, even beside a bad flag, so help always prints.
+#pragma once
+
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <utility>
+
+namespace llm::cli {
+
+class FlagSet {
+ public:
+  FlagSet(std::string program, std::string usage)
+      : program_(std::move(program)), usage_(std::move(usage)) {}
+
+  // Declares a flag that takes a value.
+  FlagSet& Value(const std::string& name);
+  // Declares an on/off flag.
+  FlagSet& Bool(const std::string& name);
+
+  // False + error ("unknown flag --x (see --help)", "--model needs a
+  // value") on bad input. help() is set either way.
+  bool Parse(int argc, char** argv, std::string* error);
+
+  bool help() const { return help_; }
+  const std::string& usage() const { return usage_; }
+  const std::string& program() const { return program_; }
+
+  bool Has(const std::string& name) const { return values_.count(name) > 0; }
+  std::string Get(const std::string& name,
+                  const std::string& fallback = "") const;
+  // A boolean flag's value, or `fallback` when it was not given.
+  bool On(const std::string& name, bool fallback = false) const;
+  // Sets a value, e.g. a path resolved against the user's directory.
+  void Set(const std::string& name, const std::string& value) {
+    values_[name] = value;
+  }
+  // A number, or false + error naming the flag.
+  bool Number(const std::string& name, double fallback, double* out,
+              std::string* error) const;
+
+ private:
+  enum class Kind { kValue, kBool };
+  std::string program_;
+  std::string usage_;
+  std::map<std::string, Kind> declared_;
+  std::map<std::string, std::string> values_;
+  bool help_ = false;
+};
+
+// Under `bazel run` the process starts in its runfiles tree; the user's own
+// relative paths mean their shell's directory, which Bazel passes as
+// BUILD_WORKING_DIRECTORY. Inputs that exist as given (bundled runfiles) are
+// left alone; outputs are always resolved ("-" means a standard stream).
+void ResolveUserPaths(FlagSet* flags,
+                      std::initializer_list<const char*> inputs,
+                      std::initializer_list<const char*> outputs);
+
+}  // namespace llm::cli

@@ -1,0 +1,76 @@
+#include "runtime/cli/flags.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace llm::cli {
+namespace {
+
+struct Parsed {
+  bool ok;
+  std::string error;
+  FlagSet flags{"tool", "usage: tool\n"};
+};
+
+Parsed Parse(std::vector<std::string> args) {
+  Parsed out;
+  out.flags.Value("model").Value("threads").Bool("warmup").Bool("interactive");
+  std::vector<char*> argv = {const_cast<char*>("tool")};
+  for (auto& a : args) argv.push_back(a.data());
+  out.ok = out.flags.Parse(static_cast<int>(argv.size()), argv.data(),
+                           &out.error);
+  return out;
+}
+
+TEST(FlagSet, BothValueSpellingsAndBooleans) {
+  Parsed p = Parse({"--model=a.pte", "--threads", "2", "--warmup",
+                    "--interactive=false"});
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.flags.Get("model"), "a.pte");
+  EXPECT_EQ(p.flags.Get("threads"), "2");
+  EXPECT_TRUE(p.flags.On("warmup"));
+  EXPECT_FALSE(p.flags.On("interactive", true));
+  EXPECT_FALSE(p.flags.Has("missing"));
+  double threads = 0;
+  std::string error;
+  EXPECT_TRUE(p.flags.Number("threads", 0, &threads, &error));
+  EXPECT_EQ(threads, 2);
+}
+
+TEST(FlagSet, AValueMayStartWithDashes) {
+  // A value flag takes the next argument whatever it looks like, as
+  // `--system "-- be brief"` means.
+  Parsed p = Parse({"--model", "--odd-name.pte"});
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.flags.Get("model"), "--odd-name.pte");
+}
+
+TEST(FlagSet, HelpWinsOverBadFlags) {
+  for (const char* help : {"--help", "-h"}) {
+    Parsed p = Parse({"--nonsense", help});
+    EXPECT_TRUE(p.ok) << help;
+    EXPECT_TRUE(p.flags.help());
+  }
+}
+
+TEST(FlagSet, BadInputIsNamed) {
+  EXPECT_NE(Parse({"--modle=x"}).error.find("unknown flag --modle"),
+            std::string::npos);
+  EXPECT_NE(Parse({"--model"}).error.find("--model needs a value"),
+            std::string::npos);
+  EXPECT_NE(Parse({"--warmup=maybe"}).error.find("on or off"),
+            std::string::npos);
+  EXPECT_NE(Parse({"stray"}).error.find("unexpected argument 'stray'"),
+            std::string::npos);
+  Parsed p = Parse({"--threads=two"});
+  ASSERT_TRUE(p.ok);
+  double threads = 0;
+  std::string error;
+  EXPECT_FALSE(p.flags.Number("threads", 0, &threads, &error));
+  EXPECT_NE(error.find("--threads=two is not a number"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace llm::cli
