@@ -142,6 +142,10 @@ def summarize(runs: list[dict]) -> dict:
         values = [r["stats"][key] for r in ok]
         if values:
             summary[key] = {"median": stats.median(values), "p95": stats.slow_tail(values, higher_is_better)}
+    summary["integrity"] = sorted({r["stats"].get("integrity", "") for r in ok})
+    checks = sorted(r["stats"]["integrity_ms"] for r in ok if "integrity_ms" in r["stats"])
+    if checks:
+        summary["integrity_ms"] = checks[len(checks) // 2]
     allocations = {r["stats"].get("decode_allocations") for r in ok}
     summary["decode_allocations"] = sorted(a for a in allocations if a is not None)
     return summary
@@ -163,15 +167,19 @@ def bench_variant(target, variant: Variant, ids: list[int], threads: int, start_
         record["status"] = "failed"
         record["runs"] = [failed(lost[0]) for _ in range(FLAGS.runs)]
         return record
+    manifest_path = runfile(f"models/{variant.program}.manifest.json")
     try:
-        with open(runfile(f"models/{variant.program}.manifest.json")) as f:
+        with open(manifest_path) as f:
             manifest = json.load(f)
         if "qnn" in manifest:
             record["qnn"] = {k: manifest["qnn"][k] for k in ("soc", "htpArch", "qairtBuildId")}
         delegate_flags, delegate_env = target.prepare_delegate(variant, manifest)
-        remote = target.install([pte])[pte]
+        # The manifest goes along, and is named explicitly: the runner then
+        # checks the pushed program's sha256 against it at every load.
+        installed = target.install([pte, manifest_path])
         args = [
-            f"--model={remote}",
+            f"--model={installed[pte]}",
+            f"--manifest={installed[manifest_path]}",
             "--prompt_ids=" + ",".join(map(str, ids)),
             f"--max_new_tokens={FLAGS.new_tokens}",
             f"--threads={threads}",
@@ -270,6 +278,16 @@ def report_markdown(results: dict) -> str:
             f"| {cell('load_ms')} | {cell('peak_rss_mb')} | {v['model_bytes'] / 1e6:.1f} "
             f"| {'/'.join(str(a) for a in s.get('decode_allocations', [])) or 'n/a'} | {runs} |"
         )
+    checked = [
+        f"{v['stage']} {v['summary']['integrity_ms']:.0f} ms"
+        for v in results["variants"]
+        if "verified" in v.get("summary", {}).get("integrity", []) and "integrity_ms" in v["summary"]
+    ]
+    if checked:
+        lines += [
+            "",
+            "Each load checked the program's sha256 against its manifest (included in load ms): " + ", ".join(checked) + ".",
+        ]
     if quality:
         lines += [
             "",

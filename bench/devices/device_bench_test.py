@@ -73,6 +73,8 @@ class DeviceBenchTest(unittest.TestCase):
                     self.assertEqual(run["stats"]["platform"], "linux-aarch64")
                     self.assertEqual(run["stats"]["generated_tokens"], 8)
                     self.assertEqual(run["stats"]["model_sha256"], variant["model_sha256"])
+                    # The pushed manifest was found and the pushed program matched it.
+                    self.assertEqual(run["stats"]["integrity"], "verified")
                     self.assertIn("thermal_zone0:cpu-thermal", run["thermal_before"])
                     # The emulated SoC heats up with each run.
                     self.assertGreater(
@@ -96,6 +98,7 @@ class DeviceBenchTest(unittest.TestCase):
             self.assertEqual(sorted(results["perplexity"]), ["tiny_8da4w", "tiny_fp32"])
             self.assertRegex(report, r"\| \+ int4 \(8da4w, XNNPACK\) \| [0-9.]+ \([+-][0-9.]+%\) \|")
             self.assertIn("| decode allocs |", report)
+            self.assertIn("checked the program's sha256 against its manifest", report)
             self.assertIn("| + int4 (8da4w, XNNPACK) |", report)
             self.assertIn("phone llm-ondevice qemu-arm64", report)
             for plot in ("decode_tokens_per_s.png", "token_latency.png"):

@@ -98,7 +98,7 @@ int RunChatRepl(ChatSession* chat, const ReplOptions& options,
 
     std::string message = text;
     std::string error;
-    if (options.user_message && !options.user_message(text, &message, &error)) {
+    if (options.user_message && !options.user_message(text, history, &message, &error)) {
       std::fprintf(err, "%s: error: %s\n", options.program_name.c_str(),
                    error.c_str());
       continue;

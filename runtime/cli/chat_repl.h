@@ -13,6 +13,7 @@
 #include <istream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "runtime/session/chat_session.h"
 
@@ -26,11 +27,13 @@ struct ReplOptions {
   std::string stats_json;
   // Show "> " before each line (when reading a terminal).
   bool prompt_marker = false;
-  // Turns a question into the user message, e.g. with retrieved passages
-  // (ask_main). Identity when unset. The history keeps the question itself,
-  // so later turns do not carry old passages.
-  std::function<bool(const std::string& question, std::string* message,
-                     std::string* error)>
+  // Turns a question into the user message, e.g. with passages retrieved
+  // for it (ask_main), given the conversation before it. Identity when
+  // unset. The history keeps the question itself, so later turns do not
+  // carry old passages (the cache is reused up to that question).
+  std::function<bool(const std::string& question,
+                     const std::vector<tokenizer::ChatMessage>& history,
+                     std::string* message, std::string* error)>
       user_message;
   std::string program_name = "llm_main";
 };

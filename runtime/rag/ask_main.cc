@@ -6,20 +6,27 @@
 //   ask --index=austen_int8.flat --embedder=minilm_l6_int8.pte
 //       --vocab=vocab.txt --model=llama_int4.pte --tokenizer=smollm2.tok
 //       "Whom was Louisa Musgrove to marry?"
+//   ask ... --interactive      (follow-up questions: each one retrieves
+//                               again; the conversation's KV cache is reused)
 //
 // Exit codes: 0 success, 1 a model or runtime failure, 2 bad flags or input.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <map>
+#include <iostream>
 #include <string>
 #include <vector>
 
+#include "runtime/cli/chat_repl.h"
+#include "runtime/cli/flags.h"
 #include "runtime/generation_stats.h"
 #include "runtime/llm_runner.h"
 #include "runtime/rag/prompt_assembly.h"
 #include "runtime/rag/retriever.h"
 #include "runtime/runtime_log.h"
+#include "runtime/session/chat_session.h"
 #include "runtime/sha256.h"
 #include "runtime/threadpool_control.h"
 #include "runtime/tokenizer/bpe_tokenizer.h"
@@ -31,6 +38,9 @@ constexpr int kRuntimeError = 1;
 constexpr int kUsageError = 2;
 
 constexpr const char kUsage[] = R"(usage: ask [flags] "question"
+       ask [flags] --interactive
+
+Flags take --name=value or --name value.
 
 Index and embedder:
   --index=PATH           the .flat file of a rag_index target
@@ -47,94 +57,76 @@ Answering:
                          a small model tends to repeat itself after it)
   --retrieve_only        print the passages, do not generate
   --show_prompt          print the assembled prompt on stderr
+  --interactive          one question per line on stdin, follow-ups welcome:
+                         each retrieves again and reuses the conversation's
+                         KV cache; /reset, /stats, /quit
+  --context_policy=P     (--interactive) when the conversation outgrows the
+                         context: error or drop_oldest_turns [error]
 Runtime:
   --threads=N            CPU threads [half the cores]
   --warmup               warm up both models before timing
   --stats_json=PATH      retrieval and generation figures ("-" = stderr)
 )";
 
-const char* const kKnownFlags[] = {
-    "index",         "embedder",    "vocab",          "top_k",
-    "model",         "tokenizer",   "max_new_tokens", "context_tokens",
-    "retrieve_only", "show_prompt", "threads",        "warmup",
-    "stats_json",    "question",    "help",           "whole_answer"};
-
-struct Flags {
-  std::map<std::string, std::string> values;
-  std::string error;
-  bool Has(const std::string& name) const { return values.count(name) > 0; }
-  std::string Get(const std::string& name,
-                  const std::string& fallback = "") const {
-    auto it = values.find(name);
-    return it == values.end() ? fallback : it->second;
+llm::cli::FlagSet DeclareFlags() {
+  llm::cli::FlagSet flags("ask", kUsage);
+  for (const char* name :
+       {"index", "embedder", "vocab", "top_k", "model", "tokenizer",
+        "max_new_tokens", "context_tokens", "threads", "stats_json",
+        "context_policy"}) {
+    flags.Value(name);
   }
-};
-
-Flags ParseFlags(int argc, char** argv) {
-  Flags flags;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.rfind("--", 0) != 0) {
-      if (flags.Has("question")) {
-        flags.error = "give one question (quote it): unexpected '" + arg + "'";
-        return flags;
-      }
-      flags.values["question"] = arg;
-      continue;
-    }
-    arg = arg.substr(2);
-    const size_t eq = arg.find('=');
-    const std::string name = arg.substr(0, eq);
-    bool known = false;
-    for (const char* k : kKnownFlags) known = known || name == k;
-    if (!known) {
-      flags.error = "unknown flag --" + name + " (see --help)";
-      return flags;
-    }
-    flags.values[name] = eq == std::string::npos ? "true" : arg.substr(eq + 1);
+  for (const char* name : {"retrieve_only", "show_prompt", "warmup", "help",
+                           "whole_answer", "interactive"}) {
+    flags.Bool(name);
   }
   return flags;
 }
 
-// Under `bazel run` the process starts in its runfiles tree (where the
-// bundled index and models are); the user's own relative paths mean their
-// shell's directory, which Bazel passes as BUILD_WORKING_DIRECTORY.
-void ResolveUserPaths(Flags* flags) {
-  const char* user_dir = std::getenv("BUILD_WORKING_DIRECTORY");
-  if (user_dir == nullptr) return;
-  for (const char* input :
-       {"index", "embedder", "vocab", "model", "tokenizer"}) {
-    auto it = flags->values.find(input);
-    if (it != flags->values.end() && !it->second.empty() &&
-        it->second[0] != '/' && !std::ifstream(it->second).good()) {
-      it->second = std::string(user_dir) + "/" + it->second;
+// The question is the one argument that is not a flag; FlagSet takes flags
+// only, so it is set aside first.
+bool SplitQuestion(int argc, char** argv, std::vector<char*>* flag_args,
+                   std::string* question, std::string* error) {
+  flag_args->push_back(argv[0]);
+  // Value flags may be followed by their value as the next argument.
+  const auto takes_value = [](const std::string& arg) {
+    for (const char* name :
+         {"--index", "--embedder", "--vocab", "--top_k", "--model",
+          "--tokenizer", "--max_new_tokens", "--context_tokens", "--threads",
+          "--stats_json", "--context_policy"}) {
+      if (arg == name) return true;
     }
-  }
-  auto stats = flags->values.find("stats_json");
-  if (stats != flags->values.end() && stats->second != "-" &&
-      !stats->second.empty() && stats->second[0] != '/') {
-    stats->second = std::string(user_dir) + "/" + stats->second;
-  }
-}
-
-bool ParseCount(const Flags& flags, const std::string& name, long fallback,
-                long* out, std::string* error) {
-  const std::string text = flags.Get(name);
-  if (text.empty()) {
-    *out = fallback;
-    return true;
-  }
-  char* end = nullptr;
-  *out = std::strtol(text.c_str(), &end, 10);
-  if (end == text.c_str() || *end != '\0' || *out < 0) {
-    *error = "--" + name + "=" + text + " is not a count (an integer >= 0)";
     return false;
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("-", 0) == 0) {
+      flag_args->push_back(argv[i]);
+      if (takes_value(arg) && i + 1 < argc) flag_args->push_back(argv[++i]);
+      continue;
+    }
+    if (!question->empty()) {
+      *error = "give one question (quote it): unexpected '" + arg + "'";
+      return false;
+    }
+    *question = arg;
   }
   return true;
 }
 
-bool IsTrue(const std::string& value) {
-  return value == "true" || value == "1" || value == "yes";
+bool ParseCount(const llm::cli::FlagSet& flags, const std::string& name,
+                long fallback, long* out, std::string* error) {
+  double value = 0;
+  if (!flags.Number(name, static_cast<double>(fallback), &value, error)) {
+    return false;
+  }
+  *out = static_cast<long>(value);
+  if (value < 0 || static_cast<double>(*out) != value) {
+    *error = "--" + name + "=" + flags.Get(name) +
+             " is not a count (an integer >= 0)";
+    return false;
+  }
+  return true;
 }
 
 int Fail(int code, const std::string& message) {
@@ -209,15 +201,24 @@ bool WriteStats(const std::string& path, const std::string& json,
 }  // namespace
 
 int main(int argc, char** argv) {
-  Flags flags = ParseFlags(argc, argv);
-  if (!flags.error.empty()) return Fail(kUsageError, flags.error);
-  ResolveUserPaths(&flags);
-  if (flags.Has("help")) {
+  llm::cli::FlagSet flags = DeclareFlags();
+  std::vector<char*> flag_args;
+  std::string question, error;
+  const bool split = SplitQuestion(argc, argv, &flag_args, &question, &error);
+  const bool parsed =
+      split && flags.Parse(static_cast<int>(flag_args.size()),
+                           flag_args.data(), &error);
+  if (flags.help()) {
     std::fputs(kUsage, stdout);
     return 0;
   }
+  if (!parsed) return Fail(kUsageError, error);
+  llm::cli::ResolveUserPaths(
+      &flags, {"index", "embedder", "vocab", "model", "tokenizer"},
+      {"stats_json"});
   llm::SetRuntimeLogVerbose(false);
-  const bool retrieve_only = IsTrue(flags.Get("retrieve_only", "false"));
+  const bool retrieve_only = flags.On("retrieve_only");
+  const bool interactive = flags.On("interactive");
   for (const char* required : {"index", "embedder", "vocab"}) {
     if (!flags.Has(required)) {
       return Fail(kUsageError, std::string("--") + required +
@@ -230,13 +231,17 @@ int main(int argc, char** argv) {
                 "--model and --tokenizer are required to answer (or pass "
                 "--retrieve_only)");
   }
-  const std::string question = flags.Get("question");
-  if (question.find_first_not_of(" \t\r\n") == std::string::npos) {
+  if (interactive && (retrieve_only || !question.empty())) {
+    return Fail(kUsageError,
+                "--interactive reads its questions from stdin: drop the "
+                "question argument and --retrieve_only");
+  }
+  if (!interactive &&
+      question.find_first_not_of(" \t\r\n") == std::string::npos) {
     return Fail(kUsageError,
                 "give a question, e.g. ask ... \"Who rented "
                 "Kellynch Hall?\"");
   }
-  std::string error;
   long top_k = 0, max_new_tokens = 0, context_tokens = 0, threads = 0;
   if (!ParseCount(flags, "top_k", 3, &top_k, &error) ||
       !ParseCount(flags, "max_new_tokens", 128, &max_new_tokens, &error) ||
@@ -245,7 +250,7 @@ int main(int argc, char** argv) {
     return Fail(kUsageError, error);
   }
   if (top_k == 0) return Fail(kUsageError, "--top_k must be at least 1");
-  const bool warmup = IsTrue(flags.Get("warmup", "false"));
+  const bool warmup = flags.On("warmup");
 
   // Size ExecuTorch's thread pool once, before any program loads: resizing
   // it later leaves the embedder's XNNPACK delegate with a stale pool.
@@ -259,6 +264,65 @@ int main(int argc, char** argv) {
   retriever_options.warmup = warmup;
   auto retriever = llm::rag::Retriever::Create(retriever_options, &error);
   if (!retriever) return Fail(kUsageError, error);
+
+  if (interactive) {
+    llm::ChatOptions chat_options;
+    chat_options.program.pte_path = flags.Get("model");
+    chat_options.tokenizer_path = flags.Get("tokenizer");
+    chat_options.threads = thread_count;
+    chat_options.warmup = warmup;
+    llm::cli::ReplOptions repl;
+    repl.program_name = "ask";
+    if (!llm::ParseContextPolicy(flags.Get("context_policy", "error"),
+                                 &repl.request.context_policy, &error)) {
+      return Fail(kUsageError, "--context_policy: " + error);
+    }
+    auto chat = llm::ChatSession::Open(chat_options, &error);
+    if (!chat) return Fail(kRuntimeError, error);
+    const llm::rag::PromptOptions defaults;
+    repl.system = defaults.system_prompt;
+    repl.request.max_new_tokens = max_new_tokens;
+    repl.request.reply_reserve = max_new_tokens;
+    repl.stats_json = flags.Get("stats_json");
+    repl.prompt_marker = isatty(STDIN_FILENO) != 0;
+    // Each question retrieves again; its passages get what the conversation
+    // so far leaves of the context.
+    repl.user_message = [&](const std::string& text,
+                            const std::vector<llm::tokenizer::ChatMessage>& history,
+                            std::string* message, std::string* why) {
+      std::vector<llm::rag::RetrievedPassage> found;
+      llm::rag::RetrievalStats figures;
+      if (!retriever->Retrieve(text, static_cast<size_t>(top_k), &found,
+                               &figures, why)) {
+        return false;
+      }
+      std::vector<std::string_view> texts;
+      for (const auto& hit : found) texts.push_back(hit.text);
+      // AssemblePrompt counts the system message itself.
+      const auto earlier = static_cast<int64_t>(
+          chat->EncodeChat(history).size() -
+          chat->EncodeChat({history.front()}).size());
+      llm::rag::PromptOptions options;
+      options.context_tokens = chat->limits().max_context_len - earlier;
+      options.max_new_tokens = max_new_tokens;
+      llm::rag::AssembledPrompt assembled;
+      if (!llm::rag::AssemblePrompt(chat->tokenizer(), text, texts, options,
+                                    &assembled, why)) {
+        *why += " (the conversation so far leaves " +
+                std::to_string(options.context_tokens) +
+                " tokens; /reset starts a new one)";
+        return false;
+      }
+      *message = assembled.user_message;
+      std::string sources;
+      for (size_t i = 0; i < assembled.passages_used; ++i) {
+        sources += (i ? ", " : "") + found[i].Source();
+      }
+      std::fprintf(stderr, "(sources: %s)\n", sources.c_str());
+      return true;
+    };
+    return llm::cli::RunChatRepl(chat.get(), repl, std::cin, stdout, stderr);
+  }
 
   std::vector<llm::rag::RetrievedPassage> hits;
   llm::rag::RetrievalStats retrieval;
@@ -309,7 +373,7 @@ int main(int argc, char** argv) {
                                 &prompt, &error)) {
     return Fail(kUsageError, error);
   }
-  if (IsTrue(flags.Get("show_prompt", "false"))) {
+  if (flags.On("show_prompt")) {
     std::fprintf(stderr, "%s\n", prompt.text.c_str());
   }
   if (prompt.passages_used < hits.size() || prompt.last_passage_truncated) {
@@ -326,7 +390,7 @@ int main(int argc, char** argv) {
   config.max_new_tokens = max_new_tokens;
   for (int32_t id : tokenizer->stop_ids()) config.extra_stop_ids.push_back(id);
   std::vector<int64_t> ids(prompt.ids.begin(), prompt.ids.end());
-  const bool whole_answer = IsTrue(flags.Get("whole_answer", "false"));
+  const bool whole_answer = flags.On("whole_answer");
   llm::Utf8Stream stream;
   std::string answer;  // what has been printed
   bool cut = false;

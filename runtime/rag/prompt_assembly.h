@@ -37,6 +37,7 @@ struct PromptOptions {
 struct AssembledPrompt {
   std::vector<int32_t> ids;
   std::string text;          // the chat prompt the ids encode
+  std::string user_message;  // its user message: passages, then question
   size_t passages_used = 0;  // the first passages_used, by rank
   bool last_passage_truncated = false;
   int64_t budget_tokens = 0;

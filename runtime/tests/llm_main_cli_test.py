@@ -97,6 +97,40 @@ class LlmMainCliTest(unittest.TestCase):
         truncated = self.write("truncated.pte", data[: len(data) // 2])
         self.assert_error(self.run_main(f"--model={truncated}", "--prompt_ids=1"), 1, "truncated or corrupt")
 
+    def test_damaged_program_is_refused_naming_both_hashes(self) -> None:
+        with open(self.tiny, "rb") as f:
+            data = bytearray(f.read())
+        with open(self.tiny.removesuffix(".pte") + ".manifest.json") as f:
+            manifest = f.read()
+        expected = json.loads(manifest)["sha256"]
+        middle = len(data) // 2
+        data[middle : middle + 64] = bytes(b ^ 0xFF for b in data[middle : middle + 64])
+        damaged = self.write("damaged.pte", bytes(data))
+        self.write("damaged.manifest.json", manifest.encode())
+        result = self.run_main(f"--model={damaged}", "--prompt_ids=1,2,3", "--max_new_tokens=2")
+        self.assert_error(result, 1, "is damaged", expected, "its sha256 is ")
+        # Without the check it loads (structure is intact) and runs on the damaged weights.
+        result = self.run_main(
+            f"--model={damaged}", "--prompt_ids=1,2,3", "--max_new_tokens=2", "--skip_integrity_check", "--stats_json=-"
+        )
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn('"integrity": "skipped"', result.stderr)
+        # The original, found beside its manifest, is verified.
+        result = self.run_main(f"--model={self.tiny}", "--prompt_ids=1,2,3", "--max_new_tokens=2", "--stats_json=-")
+        self.assertIn('"integrity": "verified"', result.stderr)
+        # An explicit manifest that is missing is an error, not a silent skip.
+        result = self.run_main(f"--model={self.tiny}", "--manifest", "/nonexistent.json", "--prompt_ids=1")
+        self.assert_error(result, 1, "cannot read the manifest /nonexistent.json")
+
+    def test_flags_take_a_separate_value_and_help_always_prints(self) -> None:
+        result = self.run_main("--model", self.tiny, "--prompt_ids", "1,2,3", "--max_new_tokens", "3", "--print_ids")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(len(result.stdout.split()), 3)
+        result = self.run_main("--bogus", "--help")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("usage: llm_main", result.stdout)
+        self.assert_error(self.run_main(f"--model={self.tiny}", "--threads"), 2, "--threads needs a value")
+
     def test_unknown_operator_is_named(self) -> None:
         with open(self.tiny, "rb") as f:
             data = f.read()

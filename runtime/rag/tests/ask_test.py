@@ -112,6 +112,32 @@ class AskTest(unittest.TestCase):
         self.assertBadInput(_ask(*FLAGS), "give a question")
         self.assertBadInput(_ask(*FLAGS, "--top_k=0", "Who?"), "--top_k")
 
+    def test_follow_up_questions_retrieve_again_and_reuse_the_session(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            stats_path = os.path.join(tmp, "turns.jsonl")
+            result = subprocess.run(
+                [ASK, *FLAGS, "--interactive", "--max_new_tokens", "16", f"--stats_json={stats_path}"],
+                input="Who has taken Netherfield Park?\nWhat is his income?\n/quit\n",
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with open(stats_path, encoding="utf-8") as f:
+                turns = [json.loads(line) for line in f]
+        self.assertEqual(len(turns), 2)
+        # One retrieval per question, each naming its sources.
+        self.assertEqual(result.stderr.count("(sources: "), 2, result.stderr)
+        self.assertIn("pride_and_prejudice.txt", result.stderr)
+        self.assertEqual(turns[0]["reused_tokens"], 0)
+        # The follow-up reuses the cache up to the first question (whose
+        # passages the history leaves out), and is asked in the context of
+        # the first exchange.
+        self.assertGreater(turns[1]["reused_tokens"], 10)
+        self.assertEqual(turns[1]["reused_tokens"] + turns[1]["prefilled_tokens"], turns[1]["prompt_tokens"])
+        self.assertTrue(result.stdout.strip())
+        self.assertBadInput(_ask(*FLAGS, "--interactive", "Who?"), "reads its questions from stdin")
+
 
 if __name__ == "__main__":
     unittest.main()
