@@ -31,7 +31,7 @@ struct GenerationStats {
   // The load-time check against the manifest: verified, no_manifest, skipped.
   std::string integrity;
   double integrity_ms = 0;
-  std::vector<double> token_ms;         // per decode step (forward + sample)
+  std::vector<double> token_ms;  // per decode step (forward + sample)
   double peak_rss_mb = 0;
   // Heap allocations made by decode steps (forward + sample, after the first
   // decode step); -1 when the platform cannot count them.

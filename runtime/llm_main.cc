@@ -84,10 +84,10 @@ Output:
 llm::cli::FlagSet DeclareFlags() {
   llm::cli::FlagSet flags("llm_main", kUsage);
   for (const char* name :
-       {"model", "manifest", "tokenizer", "prompt", "prompt_file",
-        "prompt_ids", "chat", "system", "max_new_tokens", "temperature",
-        "top_p", "seed", "force_ids", "threads", "stats_json", "logits_out",
-        "backend_library", "context_policy", "reply_reserve"}) {
+       {"model", "manifest", "tokenizer", "prompt", "prompt_file", "prompt_ids",
+        "chat", "system", "max_new_tokens", "temperature", "top_p", "seed",
+        "force_ids", "threads", "stats_json", "logits_out", "backend_library",
+        "context_policy", "reply_reserve"}) {
     flags.Value(name);
   }
   for (const char* name :
@@ -132,7 +132,8 @@ int main(int argc, char** argv) {
   }
   if (!parsed) return Fail(kUsageError, error);
   llm::cli::ResolveUserPaths(
-      &flags, {"model", "manifest", "tokenizer", "prompt_file", "backend_library"},
+      &flags,
+      {"model", "manifest", "tokenizer", "prompt_file", "backend_library"},
       {"stats_json", "logits_out"});
   llm::SetRuntimeLogVerbose(flags.On("verbose"));
   if (!flags.Has("model")) {
@@ -209,10 +210,11 @@ int main(int argc, char** argv) {
     repl.request.seed = static_cast<uint64_t>(seed);
     repl.request.reuse_cache = flags.On("kv_reuse", true);
     repl.request.reply_reserve =
-        reply_reserve > 0 ? static_cast<int64_t>(reply_reserve)
-                          : std::max<int64_t>(
-                                1, std::min<int64_t>(repl.request.max_new_tokens,
-                                                     context / 2));
+        reply_reserve > 0
+            ? static_cast<int64_t>(reply_reserve)
+            : std::max<int64_t>(
+                  1,
+                  std::min<int64_t>(repl.request.max_new_tokens, context / 2));
     if (repl.request.reply_reserve >= context) {
       return Fail(kUsageError, "--reply_reserve must be below the context of " +
                                    std::to_string(context) + " tokens");
@@ -222,7 +224,6 @@ int main(int argc, char** argv) {
     repl.prompt_marker = isatty(STDIN_FILENO) != 0;
     return llm::cli::RunChatRepl(chat.get(), repl, std::cin, stdout, stderr);
   }
-
 
   // The tokenizer is needed for text prompts and for printing text.
   std::optional<llm::tokenizer::BpeTokenizer> tokenizer;
@@ -259,8 +260,7 @@ int main(int argc, char** argv) {
                   "gives bazel-bin/runtime/tokenizer/smollm2.tok)");
     }
     // Instruct models answer properly only inside their chat template.
-    if (flags.On("chat", true) &&
-        tokenizer->chat_template() != nullptr) {
+    if (flags.On("chat", true) && tokenizer->chat_template() != nullptr) {
       std::vector<llm::tokenizer::ChatMessage> messages;
       if (flags.Has("system"))
         messages.push_back({"system", flags.Get("system")});

@@ -46,7 +46,8 @@ std::map<std::string, std::string> TopLevelScalars(const std::string& json) {
       }
     } else if (expecting_value && (c == '-' || (c >= '0' && c <= '9'))) {
       std::string number;
-      while (i < json.size() && (json[i] == '-' || (json[i] >= '0' && json[i] <= '9'))) {
+      while (i < json.size() &&
+             (json[i] == '-' || (json[i] >= '0' && json[i] <= '9'))) {
         number += json[i++];
       }
       --i;

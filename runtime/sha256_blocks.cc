@@ -56,8 +56,8 @@ __attribute__((target("sha,sse4.1,ssse3"))) void BlocksShaNi(
     for (int group = 0; group < 16; ++group) {
       const __m128i words = w[group % 4];
       const __m128i k = _mm_add_epi32(
-          words, _mm_load_si128(
-                     reinterpret_cast<const __m128i*>(kRound + 4 * group)));
+          words,
+          _mm_load_si128(reinterpret_cast<const __m128i*>(kRound + 4 * group)));
       cdgh = _mm_sha256rnds2_epu32(cdgh, abef, k);
       abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(k, 0x0E));
       if (group < 12) {
@@ -110,9 +110,9 @@ LLM_SHA2_TARGET void BlocksArmv8(uint32_t state[8], const uint8_t* data,
       const uint32x4_t k =
           vaddq_u32(w[group % 4], vld1q_u32(kRound + 4 * group));
       if (group < 12) {
-        w[group % 4] = vsha256su1q_u32(
-            vsha256su0q_u32(w[group % 4], w[(group + 1) % 4]),
-            w[(group + 2) % 4], w[(group + 3) % 4]);
+        w[group % 4] =
+            vsha256su1q_u32(vsha256su0q_u32(w[group % 4], w[(group + 1) % 4]),
+                            w[(group + 2) % 4], w[(group + 3) % 4]);
       }
       const uint32x4_t abcd_before = abcd;
       abcd = vsha256hq_u32(abcd, efgh, k);

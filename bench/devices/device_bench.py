@@ -286,7 +286,9 @@ def report_markdown(results: dict) -> str:
     if checked:
         lines += [
             "",
-            "Each load checked the program's sha256 against its manifest (included in load ms): " + ", ".join(checked) + ".",
+            "Each load checked the program's sha256 against its manifest (included in load ms): "
+            + ", ".join(checked)
+            + ".",
         ]
     if quality:
         lines += [

@@ -16,29 +16,28 @@ std::string Trim(const std::string& text) {
 std::string Describe(int turn, const GenerationStats& s, int64_t position,
                      int64_t context) {
   char line[320];
-  std::snprintf(line, sizeof(line),
-                "turn %d: %lld prompt tokens (%lld reused, %lld prefilled%s), "
-                "TTFT %.1f ms, %lld tokens at %.1f tok/s, stop: %s; context "
-                "%lld/%lld\n",
-                turn, static_cast<long long>(s.prompt_tokens),
-                static_cast<long long>(s.reused_tokens),
-                static_cast<long long>(s.prefilled_tokens),
-                s.dropped_turns > 0
-                    ? (", " + std::to_string(s.dropped_turns) +
-                       " oldest turns left out")
-                          .c_str()
-                    : "",
-                s.ttft_ms, static_cast<long long>(s.generated_tokens),
-                s.DecodeTokensPerSecond(), s.stop_reason.c_str(),
-                static_cast<long long>(position),
-                static_cast<long long>(context));
+  std::snprintf(
+      line, sizeof(line),
+      "turn %d: %lld prompt tokens (%lld reused, %lld prefilled%s), "
+      "TTFT %.1f ms, %lld tokens at %.1f tok/s, stop: %s; context "
+      "%lld/%lld\n",
+      turn, static_cast<long long>(s.prompt_tokens),
+      static_cast<long long>(s.reused_tokens),
+      static_cast<long long>(s.prefilled_tokens),
+      s.dropped_turns > 0
+          ? (", " + std::to_string(s.dropped_turns) + " oldest turns left out")
+                .c_str()
+          : "",
+      s.ttft_ms, static_cast<long long>(s.generated_tokens),
+      s.DecodeTokensPerSecond(), s.stop_reason.c_str(),
+      static_cast<long long>(position), static_cast<long long>(context));
   return line;
 }
 
 }  // namespace
 
-int RunChatRepl(ChatSession* chat, const ReplOptions& options,
-                std::istream& in, FILE* out, FILE* err) {
+int RunChatRepl(ChatSession* chat, const ReplOptions& options, std::istream& in,
+                FILE* out, FILE* err) {
   std::vector<tokenizer::ChatMessage> history;
   if (options.system) history.push_back({"system", *options.system});
   std::ofstream stats_file;
@@ -85,9 +84,10 @@ int RunChatRepl(ChatSession* chat, const ReplOptions& options,
       continue;
     }
     if (text == "/help") {
-      std::fputs("/reset starts a new conversation, /stats shows the last "
-                 "turn's figures, /quit exits\n",
-                 err);
+      std::fputs(
+          "/reset starts a new conversation, /stats shows the last "
+          "turn's figures, /quit exits\n",
+          err);
       continue;
     }
     if (text[0] == '/') {
@@ -98,7 +98,8 @@ int RunChatRepl(ChatSession* chat, const ReplOptions& options,
 
     std::string message = text;
     std::string error;
-    if (options.user_message && !options.user_message(text, history, &message, &error)) {
+    if (options.user_message &&
+        !options.user_message(text, history, &message, &error)) {
       std::fprintf(err, "%s: error: %s\n", options.program_name.c_str(),
                    error.c_str());
       continue;

@@ -41,7 +41,7 @@ struct ReplOptions {
 // Runs until /quit or end of input. Returns 0, or 1 after a runtime failure
 // (bad turns, such as one that does not fit the context, are reported on
 // `err` and the loop goes on with the conversation unchanged).
-int RunChatRepl(ChatSession* chat, const ReplOptions& options,
-                std::istream& in, FILE* out, FILE* err);
+int RunChatRepl(ChatSession* chat, const ReplOptions& options, std::istream& in,
+                FILE* out, FILE* err);
 
 }  // namespace llm::cli

@@ -99,8 +99,7 @@ bool FlagSet::Number(const std::string& name, double fallback, double* out,
   return true;
 }
 
-void ResolveUserPaths(FlagSet* flags,
-                      std::initializer_list<const char*> inputs,
+void ResolveUserPaths(FlagSet* flags, std::initializer_list<const char*> inputs,
                       std::initializer_list<const char*> outputs) {
   const char* user_dir = std::getenv("BUILD_WORKING_DIRECTORY");
   if (user_dir == nullptr) return;

@@ -61,8 +61,7 @@ class FlagSet {
 // relative paths mean their shell's directory, which Bazel passes as
 // BUILD_WORKING_DIRECTORY. Inputs that exist as given (bundled runfiles) are
 // left alone; outputs are always resolved ("-" means a standard stream).
-void ResolveUserPaths(FlagSet* flags,
-                      std::initializer_list<const char*> inputs,
+void ResolveUserPaths(FlagSet* flags, std::initializer_list<const char*> inputs,
                       std::initializer_list<const char*> outputs);
 
 }  // namespace llm::cli

@@ -19,14 +19,14 @@ Parsed Parse(std::vector<std::string> args) {
   out.flags.Value("model").Value("threads").Bool("warmup").Bool("interactive");
   std::vector<char*> argv = {const_cast<char*>("tool")};
   for (auto& a : args) argv.push_back(a.data());
-  out.ok = out.flags.Parse(static_cast<int>(argv.size()), argv.data(),
-                           &out.error);
+  out.ok =
+      out.flags.Parse(static_cast<int>(argv.size()), argv.data(), &out.error);
   return out;
 }
 
 TEST(FlagSet, BothValueSpellingsAndBooleans) {
-  Parsed p = Parse({"--model=a.pte", "--threads", "2", "--warmup",
-                    "--interactive=false"});
+  Parsed p = Parse(
+      {"--model=a.pte", "--threads", "2", "--warmup", "--interactive=false"});
   ASSERT_TRUE(p.ok) << p.error;
   EXPECT_EQ(p.flags.Get("model"), "a.pte");
   EXPECT_EQ(p.flags.Get("threads"), "2");

@@ -1,16 +1,16 @@
 // JNI entry points of dev.llmondevice.chat.engine.NativeLlm (the app's
 // LlmEngine calls these; android_app/src/main/kotlin/.../engine/NativeLlm.kt
 // declares them). A chat session lives behind a jlong handle that Kotlin
-// owns: open() hands it out, close() destroys it. Errors become Kotlin exceptions
-// carrying the runtime's message; nothing here aborts the process.
+// owns: open() hands it out, close() destroys it. Errors become Kotlin
+// exceptions carrying the runtime's message; nothing here aborts the process.
 #include <jni.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
-#include "runtime/session/chat_session.h"
 #include "runtime/jni/utf16.h"
+#include "runtime/session/chat_session.h"
 
 namespace {
 

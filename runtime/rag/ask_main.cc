@@ -70,10 +70,9 @@ Runtime:
 
 llm::cli::FlagSet DeclareFlags() {
   llm::cli::FlagSet flags("ask", kUsage);
-  for (const char* name :
-       {"index", "embedder", "vocab", "top_k", "model", "tokenizer",
-        "max_new_tokens", "context_tokens", "threads", "stats_json",
-        "context_policy"}) {
+  for (const char* name : {"index", "embedder", "vocab", "top_k", "model",
+                           "tokenizer", "max_new_tokens", "context_tokens",
+                           "threads", "stats_json", "context_policy"}) {
     flags.Value(name);
   }
   for (const char* name : {"retrieve_only", "show_prompt", "warmup", "help",
@@ -205,9 +204,8 @@ int main(int argc, char** argv) {
   std::vector<char*> flag_args;
   std::string question, error;
   const bool split = SplitQuestion(argc, argv, &flag_args, &question, &error);
-  const bool parsed =
-      split && flags.Parse(static_cast<int>(flag_args.size()),
-                           flag_args.data(), &error);
+  const bool parsed = split && flags.Parse(static_cast<int>(flag_args.size()),
+                                           flag_args.data(), &error);
   if (flags.help()) {
     std::fputs(kUsage, stdout);
     return 0;
@@ -287,40 +285,41 @@ int main(int argc, char** argv) {
     repl.prompt_marker = isatty(STDIN_FILENO) != 0;
     // Each question retrieves again; its passages get what the conversation
     // so far leaves of the context.
-    repl.user_message = [&](const std::string& text,
-                            const std::vector<llm::tokenizer::ChatMessage>& history,
-                            std::string* message, std::string* why) {
-      std::vector<llm::rag::RetrievedPassage> found;
-      llm::rag::RetrievalStats figures;
-      if (!retriever->Retrieve(text, static_cast<size_t>(top_k), &found,
-                               &figures, why)) {
-        return false;
-      }
-      std::vector<std::string_view> texts;
-      for (const auto& hit : found) texts.push_back(hit.text);
-      // AssemblePrompt counts the system message itself.
-      const auto earlier = static_cast<int64_t>(
-          chat->EncodeChat(history).size() -
-          chat->EncodeChat({history.front()}).size());
-      llm::rag::PromptOptions options;
-      options.context_tokens = chat->limits().max_context_len - earlier;
-      options.max_new_tokens = max_new_tokens;
-      llm::rag::AssembledPrompt assembled;
-      if (!llm::rag::AssemblePrompt(chat->tokenizer(), text, texts, options,
-                                    &assembled, why)) {
-        *why += " (the conversation so far leaves " +
-                std::to_string(options.context_tokens) +
-                " tokens; /reset starts a new one)";
-        return false;
-      }
-      *message = assembled.user_message;
-      std::string sources;
-      for (size_t i = 0; i < assembled.passages_used; ++i) {
-        sources += (i ? ", " : "") + found[i].Source();
-      }
-      std::fprintf(stderr, "(sources: %s)\n", sources.c_str());
-      return true;
-    };
+    repl.user_message =
+        [&](const std::string& text,
+            const std::vector<llm::tokenizer::ChatMessage>& history,
+            std::string* message, std::string* why) {
+          std::vector<llm::rag::RetrievedPassage> found;
+          llm::rag::RetrievalStats figures;
+          if (!retriever->Retrieve(text, static_cast<size_t>(top_k), &found,
+                                   &figures, why)) {
+            return false;
+          }
+          std::vector<std::string_view> texts;
+          for (const auto& hit : found) texts.push_back(hit.text);
+          // AssemblePrompt counts the system message itself.
+          const auto earlier =
+              static_cast<int64_t>(chat->EncodeChat(history).size() -
+                                   chat->EncodeChat({history.front()}).size());
+          llm::rag::PromptOptions options;
+          options.context_tokens = chat->limits().max_context_len - earlier;
+          options.max_new_tokens = max_new_tokens;
+          llm::rag::AssembledPrompt assembled;
+          if (!llm::rag::AssemblePrompt(chat->tokenizer(), text, texts, options,
+                                        &assembled, why)) {
+            *why += " (the conversation so far leaves " +
+                    std::to_string(options.context_tokens) +
+                    " tokens; /reset starts a new one)";
+            return false;
+          }
+          *message = assembled.user_message;
+          std::string sources;
+          for (size_t i = 0; i < assembled.passages_used; ++i) {
+            sources += (i ? ", " : "") + found[i].Source();
+          }
+          std::fprintf(stderr, "(sources: %s)\n", sources.c_str());
+          return true;
+        };
     return llm::cli::RunChatRepl(chat.get(), repl, std::cin, stdout, stderr);
   }
 

@@ -54,9 +54,9 @@ bool AssemblePrompt(const tokenizer::BpeTokenizer& tokenizer,
   std::vector<std::string> texts;
   const auto render = [&](AssembledPrompt* prompt) {
     prompt->user_message = UserMessage(clean_question, texts);
-    prompt->text = chat->Apply({{"system", options.system_prompt},
-                                {"user", prompt->user_message}},
-                               /*add_generation_prompt=*/true);
+    prompt->text = chat->Apply(
+        {{"system", options.system_prompt}, {"user", prompt->user_message}},
+        /*add_generation_prompt=*/true);
     prompt->ids = tokenizer.Encode(prompt->text);
     return static_cast<int64_t>(prompt->ids.size()) <= budget;
   };

@@ -9,8 +9,8 @@ bool ParseContextPolicy(const std::string& name, ContextPolicy* policy,
   } else if (name == "drop_oldest_turns") {
     *policy = ContextPolicy::kDropOldestTurns;
   } else {
-    *error = "unknown context policy '" + name +
-             "': use error or drop_oldest_turns";
+    *error =
+        "unknown context policy '" + name + "': use error or drop_oldest_turns";
     return false;
   }
   return true;
@@ -65,16 +65,16 @@ bool FitConversation(const std::vector<tokenizer::ChatMessage>& messages,
     *error = "the conversation is " + std::to_string(newest_tokens) +
              " tokens and " + std::to_string(reply_reserve) +
              " are kept for the reply, but the model's context is " +
-             std::to_string(max_context_len) + " tokens: " +
-             std::to_string(over) +
+             std::to_string(max_context_len) +
+             " tokens: " + std::to_string(over) +
              " tokens over. Start a new conversation, choose the "
              "drop_oldest_turns context policy, or shorten the message";
   } else {
     *error = "even the newest turn alone is " + std::to_string(newest_tokens) +
              " tokens and " + std::to_string(reply_reserve) +
              " are kept for the reply, but the model's context is " +
-             std::to_string(max_context_len) + " tokens: " +
-             std::to_string(over) +
+             std::to_string(max_context_len) +
+             " tokens: " + std::to_string(over) +
              " tokens over. Shorten the message or the system prompt, or "
              "keep less room for the reply";
   }

@@ -40,9 +40,8 @@ bool LlmSession::Prefill(const std::vector<int64_t>& conversation,
           .first -
       tokens_.begin());
   // The last token is fed again if needed: its logits start the reply.
-  const size_t keep = std::min(common, conversation.empty()
-                                           ? size_t{0}
-                                           : conversation.size() - 1);
+  const size_t keep = std::min(
+      common, conversation.empty() ? size_t{0} : conversation.size() - 1);
   return Feed(conversation, keep, stats, error);
 }
 
@@ -71,7 +70,8 @@ bool LlmSession::Feed(const std::vector<int64_t>& conversation, size_t from,
     *error = "the conversation is " + std::to_string(n) +
              " tokens but the model's context is " +
              std::to_string(limits.max_context_len) +
-             " (including the reply): " + std::to_string(n + 1 - limits.max_context_len) +
+             " (including the reply): " +
+             std::to_string(n + 1 - limits.max_context_len) +
              " tokens over; start a new conversation or drop older turns";
     return false;
   }
@@ -93,12 +93,13 @@ bool LlmSession::Feed(const std::vector<int64_t>& conversation, size_t from,
   tokens_.resize(from);
   logits_ = nullptr;
   const auto start = std::chrono::steady_clock::now();
-  const float* logits =
-      runner_->Prefill(conversation.data() + from, n - static_cast<int64_t>(from),
-                       static_cast<int64_t>(from), error);
+  const float* logits = runner_->Prefill(conversation.data() + from,
+                                         n - static_cast<int64_t>(from),
+                                         static_cast<int64_t>(from), error);
   if (logits == nullptr) return false;
   stats->prefill_ms = MsSince(start);
-  tokens_.insert(tokens_.end(), conversation.begin() + static_cast<std::ptrdiff_t>(from),
+  tokens_.insert(tokens_.end(),
+                 conversation.begin() + static_cast<std::ptrdiff_t>(from),
                  conversation.end());
   logits_ = logits;
   return true;

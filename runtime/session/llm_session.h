@@ -35,8 +35,8 @@ class LlmSession {
   // reply starts from). Starts stats for this turn: prompt_tokens,
   // reused_tokens, prefilled_tokens, prefill_ms. The conversation must leave
   // room for the first reply token: at most max_context_len - 1 tokens.
-  bool Prefill(const std::vector<int64_t>& conversation,
-               GenerationStats* stats, std::string* error);
+  bool Prefill(const std::vector<int64_t>& conversation, GenerationStats* stats,
+               std::string* error);
 
   // Feeds `tokens` after what the cache holds (the newest turn's delta).
   bool Append(const std::vector<int64_t>& tokens, GenerationStats* stats,

@@ -13,7 +13,14 @@ fun ChatTurn.figures(): String {
     parts += "$tokens tokens"
     if (status == AnswerStatus.STOPPED) parts += "stopped"
     if (droppedTurns > 0) {
-        parts += if (droppedTurns == 1) "the oldest turn was left out to fit the context" else "the $droppedTurns oldest turns were left out to fit the context"
+        parts +=
+            if (droppedTurns ==
+                1
+            ) {
+                "the oldest turn was left out to fit the context"
+            } else {
+                "the $droppedTurns oldest turns were left out to fit the context"
+            }
     }
     return parts.joinToString(" · ")
 }

@@ -126,7 +126,15 @@ class ChatReducerTest {
         state =
             ChatReducer.reduce(
                 state,
-                ChatEvent.AnswerFinished(1, stopped = false, tokens = 3, ttftMs = 12.0, tokensPerSecond = 0.0, droppedTurns = 2, reusedTokens = 40),
+                ChatEvent.AnswerFinished(
+                    1,
+                    stopped = false,
+                    tokens = 3,
+                    ttftMs = 12.0,
+                    tokensPerSecond = 0.0,
+                    droppedTurns = 2,
+                    reusedTokens = 40,
+                ),
             )
         val turn = state.turns.single()
         assertEquals(2, turn.droppedTurns)
