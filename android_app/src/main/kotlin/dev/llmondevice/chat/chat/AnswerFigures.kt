@@ -12,15 +12,7 @@ fun ChatTurn.figures(): String {
     tokensPerSecond?.takeIf { it > 0 }?.let { parts += String.format(Locale.ROOT, "%.1f tok/s", it) }
     parts += "$tokens tokens"
     if (status == AnswerStatus.STOPPED) parts += "stopped"
-    if (droppedTurns > 0) {
-        parts +=
-            if (droppedTurns ==
-                1
-            ) {
-                "the oldest turn was left out to fit the context"
-            } else {
-                "the $droppedTurns oldest turns were left out to fit the context"
-            }
-    }
+    if (droppedTurns == 1) parts += "the oldest turn was left out to fit the context"
+    if (droppedTurns > 1) parts += "the $droppedTurns oldest turns were left out to fit the context"
     return parts.joinToString(" · ")
 }
