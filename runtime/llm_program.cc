@@ -19,7 +19,6 @@ namespace llm {
 using executorch::aten::ScalarType;
 using executorch::aten::Tensor;
 using executorch::aten::TensorImpl;
-using executorch::extension::MmapDataLoader;
 using executorch::runtime::Error;
 using executorch::runtime::EValue;
 using executorch::runtime::HierarchicalAllocator;
@@ -31,21 +30,6 @@ using executorch::runtime::Program;
 using executorch::runtime::Span;
 
 namespace {
-
-constexpr uint64_t kProgramAlignment = 16;
-
-std::string Describe(Error error) {
-  char code[32];
-  std::snprintf(code, sizeof(code), "ExecuTorch error 0x%x",
-                static_cast<unsigned>(error));
-  std::string text = code;
-  std::string detail = FirstRuntimeError();
-  while (!detail.empty() && (detail.back() == '.' || detail.back() == ' ')) {
-    detail.pop_back();
-  }
-  if (!detail.empty()) text += ": " + detail;
-  return text;
-}
 
 constexpr size_t kArenaAlignment = 64;
 
@@ -83,69 +67,14 @@ std::unique_ptr<LlmProgram> LlmProgram::Load(const ProgramOptions& options,
     *error = kernels;
     return nullptr;
   }
-  ClearRuntimeError();
   auto self = std::make_unique<LlmProgram>(Key());
-
-  // Before mapping: a damaged file must fail here, not produce wrong tokens.
-  const ProgramFile file{options.pte_path, options.pte_offset,
-                         options.pte_length};
-  if (!CheckProgramIntegrity(file, options.integrity, &self->integrity_,
-                             error)) {
-    return nullptr;
-  }
-
-  auto loader = MmapDataLoader::from(
-      options.pte_path.c_str(), options.mlock
-                                    ? MmapDataLoader::MlockConfig::UseMlock
-                                    : MmapDataLoader::MlockConfig::NoMlock);
-  if (!loader.ok()) {
-    *error = "cannot open " + options.pte_path + " (" +
-             Describe(loader.error()) +
-             "); check the path, e.g. bazel-bin/models/llama_int4.pte";
-    return nullptr;
-  }
-  self->loader_.emplace(std::move(loader.get()));
-  executorch::runtime::DataLoader* data = &*self->loader_;
-  if (options.pte_offset > 0 || options.pte_length > 0) {
-    // mmap keeps a byte's offset within its page, so the program's pointer
-    // is only as aligned as its offset, and ExecuTorch needs 16.
-    if (options.pte_offset % kProgramAlignment != 0) {
-      *error = "the program starts at offset " +
-               std::to_string(options.pte_offset) + " in " + options.pte_path +
-               ", which is not a multiple of " +
-               std::to_string(kProgramAlignment) +
-               " as ExecuTorch requires; align the container's entries (e.g. "
-               "zipalign 16) or copy the program out to its own file";
-      return nullptr;
-    }
-    const size_t file_size = self->loader_->size().get();
-    if (options.pte_offset >= file_size ||
-        options.pte_length > file_size - options.pte_offset) {
-      *error = "the program's range (offset " +
-               std::to_string(options.pte_offset) + ", length " +
-               std::to_string(options.pte_length) + ") lies outside " +
-               options.pte_path + " (" + std::to_string(file_size) +
-               " bytes); pass the asset's own offset and length";
-      return nullptr;
-    }
-    const size_t length = options.pte_length > 0
-                              ? options.pte_length
-                              : file_size - options.pte_offset;
-    self->range_loader_.emplace(data, options.pte_offset, length);
-    data = &*self->range_loader_;
-  }
-
-  // InternalConsistency verifies the flatbuffer, so a truncated or corrupt
-  // file is an error here instead of a crash later.
-  auto program =
-      Program::load(data, Program::Verification::InternalConsistency);
-  if (!program.ok()) {
-    *error = options.pte_path + " is not a valid ExecuTorch program (" +
-             Describe(program.error()) +
-             "); it may be truncated or corrupt: rebuild it with bazel build";
-    return nullptr;
-  }
-  self->program_.emplace(std::move(program.get()));
+  LoadOptions load;
+  load.file = {options.pte_path, options.pte_offset, options.pte_length};
+  load.integrity = options.integrity;
+  load.mlock = options.mlock;
+  self->file_ = LoadedProgram::Open(load, error);
+  if (!self->file_) return nullptr;
+  self->program_ = &self->file_->program();
 
   if (!self->ReadLimits(error)) return nullptr;
 
@@ -191,8 +120,8 @@ bool LlmProgram::PrepareForward(const ProgramOptions& options,
                                 std::string* error) {
   auto meta = program_->method_meta("forward");
   if (!meta.ok()) {
-    *error =
-        "the program has no forward method (" + Describe(meta.error()) + ")";
+    *error = "the program has no forward method (" +
+             DescribeExecuTorchError(meta.error()) + ")";
     return false;
   }
   if (meta->num_inputs() != 2) {
@@ -257,7 +186,7 @@ bool LlmProgram::PrepareForward(const ProgramOptions& options,
   ClearRuntimeError();
   auto method = program_->load_method("forward", &*memory_manager_);
   if (!method.ok()) {
-    std::string detail = Describe(method.error());
+    std::string detail = DescribeExecuTorchError(method.error());
     *error = "cannot load forward: " + detail;
     if (detail.find("QnnBackend is not registered") != std::string::npos) {
       *error +=
@@ -312,7 +241,7 @@ const float* LlmProgram::Forward(const int64_t* tokens, int64_t count,
   }
   if (status == Error::Ok) status = forward_->execute();
   if (status != Error::Ok) {
-    *error = "forward failed: " + Describe(status);
+    *error = "forward failed: " + DescribeExecuTorchError(status);
     return nullptr;
   }
   const EValue& output = forward_->get_output(0);

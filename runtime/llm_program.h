@@ -10,7 +10,6 @@
 // After Load returns, Forward allocates nothing (see AllocationCounter).
 #pragma once
 
-#include <executorch/extension/data_loader/mmap_data_loader.h>
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
 #include <executorch/runtime/core/hierarchical_allocator.h>
 #include <executorch/runtime/core/memory_allocator.h>
@@ -25,8 +24,8 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/loaded_program.h"
 #include "runtime/program_integrity.h"
-#include "runtime/range_data_loader.h"
 
 namespace llm {
 
@@ -97,8 +96,8 @@ class LlmProgram {
   const ProgramLimits& limits() const { return limits_; }
   // What the load-time integrity check found ("verified", "no_manifest",
   // "skipped") and what it cost.
-  const std::string& integrity() const { return integrity_.status; }
-  double integrity_ms() const { return integrity_.ms; }
+  const std::string& integrity() const { return file_->integrity().status; }
+  double integrity_ms() const { return file_->integrity().ms; }
   size_t planned_bytes() const { return arena_.size(); }
 
   // Feeds tokens at KV positions [start, start + count) and returns the
@@ -111,10 +110,8 @@ class LlmProgram {
   bool ReadLimits(std::string* error);
   bool PrepareForward(const ProgramOptions& options, std::string* error);
 
-  std::optional<executorch::extension::MmapDataLoader> loader_;
-  std::optional<RangeDataLoader> range_loader_;
-  IntegrityResult integrity_;
-  std::optional<executorch::runtime::Program> program_;
+  std::unique_ptr<LoadedProgram> file_;
+  executorch::runtime::Program* program_ = nullptr;  // file_'s
 
   // forward's memory: method bookkeeping (load time only), planned buffers,
   // temp scratch.

@@ -17,7 +17,6 @@ namespace llm::rag {
 using executorch::aten::ScalarType;
 using executorch::aten::Tensor;
 using executorch::aten::TensorImpl;
-using executorch::extension::MmapDataLoader;
 using executorch::runtime::Error;
 using executorch::runtime::EValue;
 using executorch::runtime::HierarchicalAllocator;
@@ -35,19 +34,6 @@ constexpr const char kContract[] =
 
 size_t AlignUp(size_t n) {
   return (n + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-}
-
-std::string Describe(Error error) {
-  char code[32];
-  std::snprintf(code, sizeof(code), "ExecuTorch error 0x%x",
-                static_cast<unsigned>(error));
-  std::string text = code;
-  std::string detail = FirstRuntimeError();
-  while (!detail.empty() && (detail.back() == '.' || detail.back() == ' ')) {
-    detail.pop_back();
-  }
-  if (!detail.empty()) text += ": " + detail;
-  return text;
 }
 
 }  // namespace
@@ -68,26 +54,12 @@ std::unique_ptr<Embedder> Embedder::Create(const std::string& pte_path,
 }
 
 bool Embedder::LoadProgram(const std::string& pte_path, std::string* error) {
-  ClearRuntimeError();
-  auto loader = MmapDataLoader::from(pte_path.c_str(),
-                                     MmapDataLoader::MlockConfig::NoMlock);
-  if (!loader.ok()) {
-    *error = "cannot open " + pte_path + " (" + Describe(loader.error()) +
-             "); check the path, e.g. bazel-bin/models/minilm_l6_fp32.pte";
-    return false;
-  }
-  loader_.emplace(std::move(loader.get()));
-  // InternalConsistency verifies the flatbuffer: a truncated or corrupt file
-  // is an error here, not a crash later.
-  auto program =
-      Program::load(&*loader_, Program::Verification::InternalConsistency);
-  if (!program.ok()) {
-    *error = pte_path + " is not a valid ExecuTorch program (" +
-             Describe(program.error()) +
-             "); it may be truncated or corrupt: rebuild it with bazel build";
-    return false;
-  }
-  program_.emplace(std::move(program.get()));
+  LoadOptions load;
+  load.file.path = pte_path;
+  load.example_path = "bazel-bin/models/minilm_l6_fp32.pte";
+  file_ = LoadedProgram::Open(load, error);
+  if (!file_) return false;
+  program_ = &file_->program();
   return true;
 }
 
@@ -161,7 +133,7 @@ bool Embedder::PrepareForward(std::string* error) {
   ClearRuntimeError();
   auto method = program_->load_method("forward", &*memory_manager_);
   if (!method.ok()) {
-    *error = "cannot load forward: " + Describe(method.error());
+    *error = "cannot load forward: " + DescribeExecuTorchError(method.error());
     if (method.error() == Error::OperatorMissing) {
       *error +=
           ". The program uses an operator this runtime has no kernel for; "
@@ -205,7 +177,7 @@ std::vector<float> Embedder::EmbedIds(const std::vector<int32_t>& ids,
   }
   if (status == Error::Ok) status = forward_->execute();
   if (status != Error::Ok) {
-    *error = "encoder forward failed: " + Describe(status);
+    *error = "encoder forward failed: " + DescribeExecuTorchError(status);
     return {};
   }
   const EValue& output = forward_->get_output(0);

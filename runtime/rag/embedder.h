@@ -15,7 +15,6 @@
 // XNNPACK binds the pool when the program loads.
 #pragma once
 
-#include <executorch/extension/data_loader/mmap_data_loader.h>
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
 #include <executorch/runtime/core/hierarchical_allocator.h>
 #include <executorch/runtime/core/memory_allocator.h>
@@ -31,6 +30,7 @@
 #include <vector>
 
 #include "runtime/llm_program.h"
+#include "runtime/loaded_program.h"
 #include "runtime/tokenizer/wordpiece_tokenizer.h"
 
 namespace llm::rag {
@@ -71,8 +71,8 @@ class Embedder {
   bool CheckSignature(std::string* error);
   bool PrepareForward(std::string* error);
 
-  std::optional<executorch::extension::MmapDataLoader> loader_;
-  std::optional<executorch::runtime::Program> program_;
+  std::unique_ptr<LoadedProgram> file_;
+  executorch::runtime::Program* program_ = nullptr;  // file_'s
   executorch::extension::MallocMemoryAllocator method_allocator_;
   MappedArena arena_;
   std::vector<executorch::runtime::Span<uint8_t>> planned_spans_;
