@@ -61,6 +61,57 @@ class ByteReader {
   bool ok_ = true;
 };
 
+// Walks a payload made of sections, each a 4-byte tag, a u32 size and a body,
+// in an order the file format fixes. The first error wins; messages name the
+// section they happened in.
+class SectionReader {
+ public:
+  explicit SectionReader(std::string_view payload) : payload_(payload) {}
+
+  // Reads the next section, which must be `tag`, and calls parse(body) with a
+  // reader over its body, which must be consumed exactly.
+  template <typename Parse>
+  bool Next(std::string_view tag, Parse&& parse) {
+    const std::string_view found_tag = payload_.Bytes(4);
+    const uint32_t size = payload_.U32();
+    const std::string_view body = payload_.Bytes(size);
+    if (!payload_.ok()) {
+      return Fail("truncated before the end of section " + std::string(tag));
+    }
+    if (found_tag != tag) {
+      return Fail("expected section " + std::string(tag) + ", found '" +
+                  std::string(found_tag) + "'");
+    }
+    section_ = tag;
+    ByteReader reader(body);
+    const bool parsed = parse(reader);
+    // A body that ran out of bytes may stop without a message of its own.
+    if (!reader.ok()) return Fail(Where() + "is shorter than its contents");
+    if (!parsed) return false;
+    if (!reader.at_end()) return Fail(Where() + "has trailing bytes");
+    return true;
+  }
+
+  // After the last section: nothing may follow.
+  bool Finish() {
+    return payload_.at_end() || Fail("unexpected bytes after the last section");
+  }
+
+  // Records `message` unless an earlier error was recorded; false.
+  bool Fail(const std::string& message) {
+    if (error_.empty()) error_ = message;
+    return false;
+  }
+  // "section VOCB ", for messages about the current section.
+  std::string Where() const { return "section " + std::string(section_) + " "; }
+  const std::string& error() const { return error_; }
+
+ private:
+  ByteReader payload_;
+  std::string_view section_;
+  std::string error_;
+};
+
 // How a compiled file is framed: an 8-byte magic, then u32 version, u32
 // payload size and u32 CRC-32 of the payload, then the payload.
 struct FileFrame {

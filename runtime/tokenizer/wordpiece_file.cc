@@ -16,46 +16,25 @@ constexpr uint32_t kMaxReplacementLength = 32;
 class Parser {
  public:
   Parser(std::string_view payload, WordPieceFileContents* out)
-      : payload_(payload), out_(*out) {}
+      : sections_(payload), out_(*out) {}
 
   bool Run() {
     return Section("VOCB", &Parser::Vocab) &&
            Section("WPCF", &Parser::Config) &&
            Section("ADDT", &Parser::AddedTokens) &&
            Section("NORM", &Parser::Normalizer) &&
-           Section("PRTK", &Parser::PreTokenizer) &&
-           (payload_.at_end() ||
-            Fail("unexpected bytes after the last section"));
+           Section("PRTK", &Parser::PreTokenizer) && sections_.Finish();
   }
 
-  const std::string& error() const { return error_; }
+  const std::string& error() const { return sections_.error(); }
 
  private:
-  bool Fail(const std::string& message) {
-    if (error_.empty()) error_ = message;
-    return false;
+  bool Fail(const std::string& message) { return sections_.Fail(message); }
+  std::string Where() const { return sections_.Where(); }
+  bool Section(std::string_view tag, bool (Parser::*parse)(ByteReader&)) {
+    return sections_.Next(tag,
+                          [&](ByteReader& r) { return (this->*parse)(r); });
   }
-
-  bool Section(std::string_view tag, bool (Parser::*parse_body)(ByteReader&)) {
-    const std::string_view found_tag = payload_.Bytes(4);
-    const std::string_view body = payload_.Bytes(payload_.U32());
-    if (!payload_.ok()) {
-      return Fail("truncated before the end of section " + std::string(tag));
-    }
-    if (found_tag != tag) {
-      return Fail("expected section " + std::string(tag) + ", found '" +
-                  std::string(found_tag) + "'");
-    }
-    section_ = tag;
-    ByteReader reader(body);
-    const bool parsed = (this->*parse_body)(reader);
-    if (!reader.ok()) return Fail(Where() + "is shorter than its contents");
-    if (!parsed) return false;
-    if (!reader.at_end()) return Fail(Where() + "has trailing bytes");
-    return true;
-  }
-
-  std::string Where() const { return "section " + std::string(section_) + " "; }
 
   bool CheckTokenId(int64_t id, const char* what) {
     if (id >= 0 && id < static_cast<int64_t>(out_.token_ends.size())) {
@@ -166,10 +145,8 @@ class Parser {
     return Ranges(r, &out_.whitespace) && Ranges(r, &out_.punctuation);
   }
 
-  ByteReader payload_;
+  SectionReader sections_;
   WordPieceFileContents& out_;
-  std::string_view section_;
-  std::string error_;
 };
 
 }  // namespace
