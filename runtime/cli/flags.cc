@@ -29,6 +29,17 @@ FlagSet& FlagSet::Bool(const std::string& name) {
   return *this;
 }
 
+FlagSet& FlagSet::Repeated(const std::string& name) {
+  declared_[name] = Kind::kRepeated;
+  return *this;
+}
+
+FlagSet& FlagSet::Positionals(size_t count, std::string what) {
+  max_positionals_ = count;
+  positional_what_ = std::move(what);
+  return *this;
+}
+
 bool FlagSet::Parse(int argc, char** argv, std::string* error) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -37,9 +48,16 @@ bool FlagSet::Parse(int argc, char** argv, std::string* error) {
   if (help_) return true;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg.rfind("-", 0) != 0 && positionals_.size() < max_positionals_) {
+      positionals_.push_back(arg);
+      continue;
+    }
     if (arg.rfind("--", 0) != 0 || arg.size() == 2) {
-      *error = "unexpected argument '" + arg +
-               "' (flags look like --name=value or --name value)";
+      *error =
+          max_positionals_ > 0 && arg.rfind("-", 0) != 0
+              ? "give one " + positional_what_ + ": unexpected '" + arg + "'"
+              : "unexpected argument '" + arg +
+                    "' (flags look like --name=value or --name value)";
       return false;
     }
     arg = arg.substr(2);
@@ -59,10 +77,11 @@ bool FlagSet::Parse(int argc, char** argv, std::string* error) {
         return false;
       }
       values_[name] = on ? "true" : "false";
-    } else if (eq != std::string::npos) {
-      values_[name] = arg.substr(eq + 1);
-    } else if (i + 1 < argc) {
-      values_[name] = argv[++i];
+    } else if (eq != std::string::npos || i + 1 < argc) {
+      const std::string value =
+          eq != std::string::npos ? arg.substr(eq + 1) : argv[++i];
+      values_[name] = value;
+      if (kind->second == Kind::kRepeated) ordered_.emplace_back(name, value);
     } else {
       *error = "--" + name + " needs a value: --" + name + "=VALUE or --" +
                name + " VALUE";

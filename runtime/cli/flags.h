@@ -7,13 +7,16 @@
 //
 // Accepted: --name=value and --name value for value flags; --name,
 // --name=true/false (also 1/0, yes/no) for boolean flags. --help and -h are
-// recognised anywhere, even beside a bad flag, so help always prints.
+// recognised anywhere, even beside a bad flag, so help always prints. A tool
+// may also take positional arguments (a question, a command) and flags that
+// repeat in order (chat messages).
 #pragma once
 
 #include <initializer_list>
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace llm::cli {
 
@@ -26,6 +29,12 @@ class FlagSet {
   FlagSet& Value(const std::string& name);
   // Declares an on/off flag.
   FlagSet& Bool(const std::string& name);
+  // Declares a value flag that may be given many times; every occurrence of
+  // every such flag is kept in order (see ordered()).
+  FlagSet& Repeated(const std::string& name);
+  // Accepts up to `count` arguments that are not flags, named `what` in the
+  // error for one too many (e.g. "a question (quote it)").
+  FlagSet& Positionals(size_t count, std::string what);
 
   // False + error ("unknown flag --x (see --help)", "--model needs a
   // value") on bad input. help() is set either way.
@@ -34,6 +43,12 @@ class FlagSet {
   bool help() const { return help_; }
   const std::string& usage() const { return usage_; }
   const std::string& program() const { return program_; }
+
+  const std::vector<std::string>& positionals() const { return positionals_; }
+  // (name, value) of each repeated flag given, in command-line order.
+  const std::vector<std::pair<std::string, std::string>>& ordered() const {
+    return ordered_;
+  }
 
   bool Has(const std::string& name) const { return values_.count(name) > 0; }
   std::string Get(const std::string& name,
@@ -49,11 +64,15 @@ class FlagSet {
               std::string* error) const;
 
  private:
-  enum class Kind { kValue, kBool };
+  enum class Kind { kValue, kBool, kRepeated };
   std::string program_;
   std::string usage_;
   std::map<std::string, Kind> declared_;
   std::map<std::string, std::string> values_;
+  std::vector<std::pair<std::string, std::string>> ordered_;
+  std::vector<std::string> positionals_;
+  size_t max_positionals_ = 0;
+  std::string positional_what_;
   bool help_ = false;
 };
 

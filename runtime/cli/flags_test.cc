@@ -72,5 +72,30 @@ TEST(FlagSet, BadInputIsNamed) {
   EXPECT_NE(error.find("--threads=two is not a number"), std::string::npos);
 }
 
+TEST(FlagSet, PositionalsAndRepeatedFlagsKeepTheirOrder) {
+  FlagSet flags("tool", "usage\n");
+  flags.Value("model").Repeated("user").Repeated("system").Positionals(
+      1, "command");
+  std::vector<std::string> args = {"tool",     "--user=a", "encode",
+                                   "--system", "b",        "--user=c"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  std::string error;
+  ASSERT_TRUE(flags.Parse(static_cast<int>(argv.size()), argv.data(), &error))
+      << error;
+  EXPECT_EQ(flags.positionals(), std::vector<std::string>{"encode"});
+  using Pair = std::pair<std::string, std::string>;
+  EXPECT_EQ(flags.ordered(),
+            (std::vector<Pair>{{"user", "a"}, {"system", "b"}, {"user", "c"}}));
+
+  FlagSet one("tool", "usage\n");
+  one.Positionals(1, "question (quote it)");
+  std::vector<std::string> two = {"tool", "why", "now"};
+  std::vector<char*> argv2;
+  for (auto& a : two) argv2.push_back(a.data());
+  EXPECT_FALSE(one.Parse(3, argv2.data(), &error));
+  EXPECT_EQ(error, "give one question (quote it): unexpected 'now'");
+}
+
 }  // namespace
 }  // namespace llm::cli

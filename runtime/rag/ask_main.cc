@@ -70,6 +70,7 @@ Runtime:
 
 llm::cli::FlagSet DeclareFlags() {
   llm::cli::FlagSet flags("ask", kUsage);
+  flags.Positionals(1, "question (quote it)");
   for (const char* name : {"index", "embedder", "vocab", "top_k", "model",
                            "tokenizer", "max_new_tokens", "context_tokens",
                            "threads", "stats_json", "context_policy"}) {
@@ -80,37 +81,6 @@ llm::cli::FlagSet DeclareFlags() {
     flags.Bool(name);
   }
   return flags;
-}
-
-// The question is the one argument that is not a flag; FlagSet takes flags
-// only, so it is set aside first.
-bool SplitQuestion(int argc, char** argv, std::vector<char*>* flag_args,
-                   std::string* question, std::string* error) {
-  flag_args->push_back(argv[0]);
-  // Value flags may be followed by their value as the next argument.
-  const auto takes_value = [](const std::string& arg) {
-    for (const char* name :
-         {"--index", "--embedder", "--vocab", "--top_k", "--model",
-          "--tokenizer", "--max_new_tokens", "--context_tokens", "--threads",
-          "--stats_json", "--context_policy"}) {
-      if (arg == name) return true;
-    }
-    return false;
-  };
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("-", 0) == 0) {
-      flag_args->push_back(argv[i]);
-      if (takes_value(arg) && i + 1 < argc) flag_args->push_back(argv[++i]);
-      continue;
-    }
-    if (!question->empty()) {
-      *error = "give one question (quote it): unexpected '" + arg + "'";
-      return false;
-    }
-    *question = arg;
-  }
-  return true;
 }
 
 bool ParseCount(const llm::cli::FlagSet& flags, const std::string& name,
@@ -201,16 +171,15 @@ bool WriteStats(const std::string& path, const std::string& json,
 
 int main(int argc, char** argv) {
   llm::cli::FlagSet flags = DeclareFlags();
-  std::vector<char*> flag_args;
-  std::string question, error;
-  const bool split = SplitQuestion(argc, argv, &flag_args, &question, &error);
-  const bool parsed = split && flags.Parse(static_cast<int>(flag_args.size()),
-                                           flag_args.data(), &error);
+  std::string error;
+  const bool parsed = flags.Parse(argc, argv, &error);
   if (flags.help()) {
     std::fputs(kUsage, stdout);
     return 0;
   }
   if (!parsed) return Fail(kUsageError, error);
+  const std::string question =
+      flags.positionals().empty() ? "" : flags.positionals()[0];
   llm::cli::ResolveUserPaths(
       &flags, {"index", "embedder", "vocab", "model", "tokenizer"},
       {"stats_json"});

@@ -14,13 +14,13 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <numeric>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "runtime/cli/flags.h"
 #include "runtime/generation_stats.h"
 #include "runtime/rag/embedder.h"
 #include "runtime/rag/jsonl_text.h"
@@ -108,41 +108,38 @@ struct Stats {
 };
 
 int Main(int argc, char** argv) {
-  std::map<std::string, std::string> flags;
-  const std::vector<std::string> known = {"pte",        "vocab",   "input",
-                                          "output",     "threads", "verbose",
-                                          "stats_json", "help"};
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.rfind("--", 0) != 0) return Usage("unexpected argument " + arg);
-    arg = arg.substr(2);
-    const size_t equals = arg.find('=');
-    const std::string name = arg.substr(0, equals);
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      return Usage("unknown flag --" + name);
-    }
-    flags[name] = equals == std::string::npos ? "" : arg.substr(equals + 1);
-  }
-  if (flags.count("help")) {
+  cli::FlagSet flags("embed", kUsage);
+  flags.Value("pte")
+      .Value("vocab")
+      .Value("input")
+      .Value("output")
+      .Value("threads")
+      .Value("stats_json")
+      .Bool("verbose")
+      .Bool("help");
+  std::string parse_error;
+  const bool parsed = flags.Parse(argc, argv, &parse_error);
+  if (flags.help()) {
     std::cout << kUsage;
     return 0;
   }
+  if (!parsed) return Usage(parse_error);
   for (const char* required : {"pte", "vocab", "input", "output"}) {
-    if (flags[required].empty()) {
+    if (flags.Get(required).empty()) {
       return Usage("--" + std::string(required) + "=PATH is required");
     }
   }
-  SetRuntimeLogVerbose(flags.count("verbose") > 0);
+  SetRuntimeLogVerbose(flags.On("verbose"));
   uint32_t threads = DefaultThreadCount();
-  if (flags.count("threads")) {
-    const int value = std::atoi(flags["threads"].c_str());
+  if (flags.Has("threads")) {
+    const int value = std::atoi(flags.Get("threads").c_str());
     if (value < 1) return Usage("--threads must be a positive integer");
     threads = static_cast<uint32_t>(value);
   }
 
-  std::ifstream input(flags["input"]);
+  std::ifstream input(flags.Get("input"));
   if (!input) {
-    return Usage("cannot read --input=" + flags["input"] +
+    return Usage("cannot read --input=" + flags.Get("input") +
                  "; give a JSON Lines file with one {\"text\": ...} per line");
   }
   std::vector<std::string> texts;
@@ -152,7 +149,7 @@ int Main(int argc, char** argv) {
     std::string error;
     std::optional<std::string> text = ReadTextField(line, &error);
     if (!text) {
-      return Usage(flags["input"] + ":" + std::to_string(number) + ": " +
+      return Usage(flags.Get("input") + ":" + std::to_string(number) + ": " +
                    error +
                    "; each line must be a JSON object with a string "
                    "\"text\" field");
@@ -167,7 +164,7 @@ int Main(int argc, char** argv) {
   const auto load_start = Clock::now();
   std::string error;
   std::unique_ptr<Embedder> embedder =
-      Embedder::Create(flags["pte"], flags["vocab"], &error);
+      Embedder::Create(flags.Get("pte"), flags.Get("vocab"), &error);
   if (!embedder) {
     std::cerr << "embed: " << error << "\n";
     return kRuntimeError;
@@ -177,9 +174,9 @@ int Main(int argc, char** argv) {
   stats.dim = embedder->dim();
   stats.max_tokens = embedder->max_tokens();
 
-  std::ofstream output(flags["output"], std::ios::binary | std::ios::trunc);
+  std::ofstream output(flags.Get("output"), std::ios::binary | std::ios::trunc);
   if (!output) {
-    return Usage("cannot write --output=" + flags["output"]);
+    return Usage("cannot write --output=" + flags.Get("output"));
   }
   const size_t unlimited = 0;
   for (const std::string& text : texts) {
@@ -204,19 +201,19 @@ int Main(int argc, char** argv) {
   }
   output.close();
   if (!output) {
-    std::cerr << "embed: writing " << flags["output"] << " failed\n";
+    std::cerr << "embed: writing " << flags.Get("output") << " failed\n";
     return kRuntimeError;
   }
 
-  if (flags.count("stats_json")) {
+  if (flags.Has("stats_json")) {
     const std::string json = stats.ToJson();
-    if (flags["stats_json"] == "-") {
+    if (flags.Get("stats_json") == "-") {
       std::cerr << json;
     } else {
-      std::ofstream stats_file(flags["stats_json"]);
+      std::ofstream stats_file(flags.Get("stats_json"));
       stats_file << json;
       if (!stats_file) {
-        std::cerr << "embed: cannot write " << flags["stats_json"] << "\n";
+        std::cerr << "embed: cannot write " << flags.Get("stats_json") << "\n";
         return kRuntimeError;
       }
     }

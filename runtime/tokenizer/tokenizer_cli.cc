@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/cli/flags.h"
 #include "runtime/tokenizer/bpe_tokenizer.h"
 
 namespace llm::tokenizer {
@@ -35,18 +36,6 @@ constexpr std::string_view kUsage =
 int UsageError(const std::string& message) {
   std::cerr << "tokenizer_cli: " << message << "\n" << kUsage;
   return 2;
-}
-
-// Splits "--name=value" (or "--name" with no value).
-bool ParseFlag(std::string_view arg, std::string_view* name,
-               std::string_view* value, bool* has_value) {
-  if (arg.substr(0, 2) != "--") return false;
-  arg.remove_prefix(2);
-  const size_t equals = arg.find('=');
-  *has_value = equals != std::string_view::npos;
-  *name = arg.substr(0, equals);
-  *value = *has_value ? arg.substr(equals + 1) : std::string_view();
-  return true;
 }
 
 std::string ReadAll(std::istream& in) {
@@ -103,39 +92,43 @@ int Info(const BpeTokenizer& tokenizer) {
 }
 
 int Main(int argc, char** argv) {
-  std::string tokenizer_path;
-  std::string command;
-  bool timing = false, skip_special_tokens = false;
-  bool add_generation_prompt = false;
+  cli::FlagSet flags("tokenizer_cli", std::string(kUsage));
+  flags.Value("tokenizer")
+      .Bool("timing")
+      .Bool("skip_special_tokens")
+      .Bool("add_generation_prompt")
+      .Bool("help")
+      .Repeated("system")
+      .Repeated("user")
+      .Repeated("assistant")
+      .Repeated("message")
+      .Positionals(1, "command");
+  std::string parse_error;
+  const bool parsed = flags.Parse(argc, argv, &parse_error);
+  if (flags.help()) {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (!parsed) return UsageError(parse_error);
+  const std::string tokenizer_path = flags.Get("tokenizer");
+  const std::string command =
+      flags.positionals().empty() ? "" : flags.positionals()[0];
+  const bool timing = flags.On("timing");
+  const bool skip_special_tokens = flags.On("skip_special_tokens");
+  const bool add_generation_prompt = flags.On("add_generation_prompt");
+  // In command-line order: --system, --user and --assistant name their role;
+  // --message=ROLE:CONTENT names any role.
   std::vector<ChatMessage> messages;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    std::string_view name, value;
-    bool has_value;
-    if (!ParseFlag(arg, &name, &value, &has_value)) {
-      if (!command.empty())
-        return UsageError("unexpected argument " + std::string(arg));
-      command = arg;
+  for (const auto& [name, value] : flags.ordered()) {
+    if (name != "message") {
+      messages.push_back({name, value});
       continue;
     }
-    if (name == "tokenizer" && has_value) {
-      tokenizer_path = value;
-    } else if (name == "timing" && !has_value) {
-      timing = true;
-    } else if (name == "skip_special_tokens" && !has_value) {
-      skip_special_tokens = true;
-    } else if (name == "add_generation_prompt" && !has_value) {
-      add_generation_prompt = true;
-    } else if ((name == "system" || name == "user" || name == "assistant") &&
-               has_value) {
-      messages.push_back({std::string(name), std::string(value)});
-    } else if (name == "message" && value.find(':') != std::string_view::npos) {
-      const size_t colon = value.find(':');
-      messages.push_back({std::string(value.substr(0, colon)),
-                          std::string(value.substr(colon + 1))});
-    } else {
-      return UsageError("unknown or malformed flag " + std::string(arg));
+    const size_t colon = value.find(':');
+    if (colon == std::string::npos) {
+      return UsageError("--message=" + value + " needs ROLE:CONTENT");
     }
+    messages.push_back({value.substr(0, colon), value.substr(colon + 1)});
   }
   if (tokenizer_path.empty()) return UsageError("--tokenizer=FILE is required");
 

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/cli/flags.h"
 #include "runtime/tokenizer/wordpiece_tokenizer.h"
 
 namespace llm::tokenizer {
@@ -32,29 +33,28 @@ int UsageError(const std::string& message) {
 }
 
 int Main(int argc, char** argv) {
-  std::string vocab_path;
+  cli::FlagSet flags("wordpiece_cli", std::string(kUsage));
+  flags.Value("vocab").Value("max_tokens").Bool("timing").Bool("help");
+  std::string error;
+  const bool parsed = flags.Parse(argc, argv, &error);
+  if (flags.help()) {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (!parsed) return UsageError(error);
+  const std::string vocab_path = flags.Get("vocab");
+  const bool timing = flags.On("timing");
   size_t max_tokens = 0;
-  bool timing = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg.substr(0, 8) == "--vocab=") {
-      vocab_path = arg.substr(8);
-    } else if (arg.substr(0, 13) == "--max_tokens=") {
-      const std::string value(arg.substr(13));
-      char* end = nullptr;
-      const unsigned long long n = std::strtoull(value.c_str(), &end, 10);
-      if (value.empty() || *end != '\0' || n == 1) {
-        return UsageError("--max_tokens must be 0 (no limit) or at least 2");
-      }
-      max_tokens = n;
-    } else if (arg == "--timing") {
-      timing = true;
-    } else {
-      return UsageError("unknown flag " + std::string(arg));
+  if (flags.Has("max_tokens")) {
+    const std::string value = flags.Get("max_tokens");
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || n == 1) {
+      return UsageError("--max_tokens must be 0 (no limit) or at least 2");
     }
+    max_tokens = n;
   }
   if (vocab_path.empty()) return UsageError("--vocab=FILE is required");
-  std::string error;
   const auto tokenizer = WordPieceTokenizer::FromFile(vocab_path, &error);
   if (!tokenizer) {
     std::cerr << "wordpiece_cli: " << error << "\n";
