@@ -1,3 +1,17 @@
+// LOCAL IMPLEMENTATION of two ExecuTorch operators, written for this runtime
+// (no upstream code is copied). The behaviour it follows, and the files to
+// compare against when ExecuTorch is upgraded:
+//   * the operator schemas and their Python reference semantics:
+//     extension/llm/custom_ops/custom_ops.py and op_sdpa_aot.cpp
+//     (llama::custom_sdpa.out, llama::update_cache.out);
+//   * the kernels it replaces: extension/llm/custom_ops/op_sdpa.cpp,
+//     op_sdpa_impl.h and op_update_cache.cpp, which ship only inside
+//     libcustom_ops_aot_lib.so (it needs libtorch);
+//   * the tests whose cases ours must agree with: op_sdpa_test.cpp and
+//     op_sdpa_with_kv_cache_test.cpp in the same folder.
+// Pinned to the executorch wheel's version in tools/cc (EXECUTORCH_VERSION);
+// the runtime's parity tests compare every program's output with
+// ExecuTorch's Python runtime, which runs the upstream kernels.
 #include "runtime/llama_kernels.h"
 
 #include <executorch/runtime/core/evalue.h>
