@@ -18,6 +18,7 @@ import tempfile
 
 from absl import app, flags
 
+from bench.report import output_folder, write_report, write_results
 from tools.python.runfile import runfile
 
 FLAGS = flags.FLAGS
@@ -26,7 +27,7 @@ flags.DEFINE_string("tokenizer", "runtime/tokenizer/smollm2.tok", "Its compiled 
 flags.DEFINE_integer("runs", 3, "Repetitions of each mode, alternating.")
 flags.DEFINE_integer("max_new_tokens", 48, "Reply length cap per turn.")
 flags.DEFINE_integer("threads", 2, "CPU threads.")
-flags.DEFINE_string("json_out", "", "Also write the figures here as JSON.")
+flags.DEFINE_string("out", "", "Output folder; default bench/out/<date>-conversation in the workspace.")
 
 SYSTEM = "You are a friendly assistant who helps a traveller plan a week in Paris. Keep answers short and practical."
 TURNS = [
@@ -124,10 +125,12 @@ def report(figures: dict) -> str:
 def main(argv: list[str]) -> None:
     del argv
     figures = measure()
-    print(report(figures), end="")
-    if FLAGS.json_out:
-        with open(FLAGS.json_out, "w") as f:
-            json.dump(figures, f, indent=2)
+    markdown = report(figures)
+    print(markdown, end="")
+    out = output_folder("conversation", FLAGS.out)
+    write_results(out, figures)
+    write_report(out, markdown)
+    print(f"conversation: wrote {out}/: results.json, report.md")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ bench/out/<date>-rag/ (--out to change).
 
 from __future__ import annotations
 
-import datetime
 import json
 import os
 import re
@@ -31,6 +30,7 @@ from collections.abc import Sequence
 
 from absl import app, flags
 
+from bench.report import output_folder, write_report, write_results
 from rag import flat_index_format
 from tools.python.runfile import runfile
 
@@ -230,14 +230,9 @@ def main(argv: list[str]) -> None:
         f"({FLAGS.max_new_tokens} new tokens max). Times are medians.\n\n" + table(results) + "\n"
     )
     print(report)
-    out = FLAGS.out or os.path.join(
-        os.environ.get("BUILD_WORKSPACE_DIRECTORY", "."), "bench", "out", f"{datetime.date.today()}-rag"
-    )
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "results.json"), "w", encoding="utf-8") as f:
-        json.dump({"questions": questions, "results": results}, f, indent=2)
-    with open(os.path.join(out, "report.md"), "w", encoding="utf-8") as f:
-        f.write(report)
+    out = output_folder("rag", FLAGS.out)
+    write_results(out, {"questions": questions, "results": results})
+    write_report(out, report)
     print(f"wrote {out}/report.md and results.json")
 
 

@@ -6,7 +6,7 @@
 // caches, so every byte comes from DRAM, the way a decode step streams the
 // model's weights. Prints JSON: the best and median GB/s over the repeats.
 // The decode ceiling of a model is this bandwidth over the bytes it reads
-// per token (bench/peer_runtimes/pte_bytes.py).
+// per token (bench/peers/pte_bytes.py).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>

@@ -1,6 +1,6 @@
 """Where a decode step's time goes, per op, from ExecuTorch's ETDump.
 
-    python -m bench.peer_runtimes.etdump_profile PTE THREADS DECODE_STEPS ID,ID,...
+    python -m bench.peers.etdump_profile PTE THREADS DECODE_STEPS ID,ID,...
 
 Loads the program in ExecuTorch's Python runtime with event tracing on (the
 wheel's runtime is built with ETDump and XNNPACK's per-operator profiler),

@@ -19,7 +19,6 @@ tables, and writes bench/out/<date>-quality/: results.json and report.md.
 
 from __future__ import annotations
 
-import datetime
 import json
 import os
 import statistics
@@ -33,8 +32,9 @@ from absl import app, flags
 from bench.answers.continuations import LIMITS, score_reply
 from bench.answers.prompts import REPLY_TOKENS, ChatPrompt, greedy_replies, load_prompts, prompt_ids
 from bench.bench_venv import bench_python
-from bench.perplexity.perplexity import QualityError, Score, score_window, windows
-from bench.perplexity.programs import PROGRAMS, QualityProgram
+from bench.quality.perplexity import QualityError, Score, score_window, windows
+from bench.quality.programs import PROGRAMS, QualityProgram
+from bench.report import output_folder, write_report, write_results
 from models.programs import resolve
 from tools.executorch.pte_runner import PteError, PteSession
 from tools.python.runfile import runfile
@@ -133,7 +133,7 @@ def score_llama_cpp(texts: dict[str, list[list[int]]], prompt_token_ids: list[li
         run = subprocess.run(
             [
                 python,
-                runfile("bench/perplexity/llama_cpp_scorer.py"),
+                runfile("bench/quality/llama_cpp_scorer.py"),
                 f"--gguf={corpus_path(FLAGS.peer_gguf)}",
                 f"--request={f.name}",
                 f"--threads={FLAGS.threads}",
@@ -293,15 +293,10 @@ def main(argv: list[str]) -> None:
         "rows": rows,
         "free_running": free_running,
     }
-    out = FLAGS.out or os.path.join(
-        os.environ.get("BUILD_WORKSPACE_DIRECTORY", "."), "bench", "out", f"{datetime.date.today().isoformat()}-quality"
-    )
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump(results, f, indent=2)
+    out = output_folder("quality", FLAGS.out)
+    write_results(out, results)
     report = report_markdown(results)
-    with open(os.path.join(out, "report.md"), "w") as f:
-        f.write(report)
+    write_report(out, report)
     print("\n" + report)
     print(f"quality: wrote {out}/: results.json, report.md")
 

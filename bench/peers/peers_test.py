@@ -39,7 +39,7 @@ class PeersTest(unittest.TestCase):
         cls.out = tempfile.mkdtemp()
         result = subprocess.run(
             [
-                workspace_file("bench/peers"),
+                workspace_file("bench/peers/peers"),
                 f"--gguf={gguf()}",
                 "--rounds=1",
                 "--warmup=0",

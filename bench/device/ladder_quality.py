@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bench.devices.plan import Variant
-from bench.perplexity.perplexity import score_window, windows
+from bench.device.plan import Variant
+from bench.quality.perplexity import score_window, windows
 from models.programs import resolve
 from tools.executorch.pte_runner import PteSession
 

@@ -15,9 +15,9 @@ import os
 import platform
 import shlex
 
-from bench.devices import qnn_preflight
-from bench.devices.adb import Adb, AdbError
-from bench.devices.plan import Variant
+from bench.device import qnn_preflight
+from bench.device.adb import Adb, AdbError
+from bench.device.plan import Variant
 from runtime.llm_main_process import run_with_stats
 
 PHONE_DIR = "/data/local/tmp/llm_ondevice"

@@ -17,7 +17,7 @@ import unittest
 
 import torch
 
-from bench.perplexity.perplexity import QualityError, Score, score_window, window_starts, windows
+from bench.quality.perplexity import QualityError, Score, score_window, window_starts, windows
 from tools.executorch.pte_runner import PteSession
 from tools.executorch.testing import workspace_file
 

@@ -31,8 +31,8 @@ class DeviceBenchTest(unittest.TestCase):
         env = dict(os.environ, FAKE_ADB_HOME=phone_home)
         return subprocess.run(
             [
-                workspace_file("bench/device"),
-                f"--adb={workspace_file('bench/devices/fake_adb')}",
+                workspace_file("bench/device/device"),
+                f"--adb={workspace_file('bench/device/fake_adb')}",
                 "--plan=tiny",
                 f"--runs={runs}",
                 "--warmup=1",

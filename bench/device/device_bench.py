@@ -24,7 +24,6 @@ rest failed, and the exit code is 1.
 
 from __future__ import annotations
 
-import datetime
 import json
 import os
 import re
@@ -35,12 +34,13 @@ import time
 from absl import app, flags
 
 from bench.bench_venv import bench_python
-from bench.devices import stats
-from bench.devices.adb import Adb, AdbError, DeviceLost, list_devices
-from bench.devices.plan import PLANS, Variant
-from bench.devices.qnn_preflight import QnnPreflightError
-from bench.devices.targets import HostTarget, PhoneTarget, sha256_file
+from bench.device import stats
+from bench.device.adb import Adb, AdbError, DeviceLost, list_devices
+from bench.device.plan import PLANS, Variant
+from bench.device.qnn_preflight import QnnPreflightError
+from bench.device.targets import HostTarget, PhoneTarget, sha256_file
 from bench.fixed_prompt import fixed_prompt_ids
+from bench.report import output_folder, write_report, write_results
 from runtime.llm_main_process import LlmMainError
 from tools.python.runfile import runfile
 
@@ -319,7 +319,7 @@ def main(argv: list[str]) -> None:
         # Imported only now, after every timed run: it loads torch, and a
         # runner forked from a process that big reports the parent's size as
         # its own peak RSS (Linux keeps ru_maxrss across fork and exec).
-        from bench.devices.ladder_quality import stage_perplexities
+        from bench.device.ladder_quality import stage_perplexities
 
         text = FLAGS.quality_text if os.path.isabs(FLAGS.quality_text) else runfile(FLAGS.quality_text)
         with open(text, encoding="utf-8") as f:
@@ -340,20 +340,13 @@ def main(argv: list[str]) -> None:
         "perplexity": quality,
         "variants": variants,
     }
-    out = FLAGS.out
-    if not out:
-        slug = re.sub(r"[^A-Za-z0-9]+", "-", environment["device"]).strip("-").lower()
-        workspace = os.environ.get("BUILD_WORKSPACE_DIRECTORY", ".")
-        out = os.path.join(workspace, "bench", "out", f"{datetime.date.today().isoformat()}-{slug}")
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump(results, f, indent=2)
-    plotted = draw_plots(os.path.join(out, "results.json"), out)
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", environment["device"]).strip("-").lower()
+    out = output_folder(slug, FLAGS.out)
+    plotted = draw_plots(write_results(out, results), out)
     report = report_markdown(results)
     if plotted:
         report += "\n![decode tok/s per stage](decode_tokens_per_s.png)\n\n![per-token latency](token_latency.png)\n"
-    with open(os.path.join(out, "report.md"), "w") as f:
-        f.write(report)
+    write_report(out, report)
     print(report)
     print(
         f"bench: wrote {out}/: results.json, report.md"

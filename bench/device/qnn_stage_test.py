@@ -16,8 +16,8 @@ import subprocess
 import tempfile
 import unittest
 
-from bench.devices.device_bench_test import arm64_libraries
-from bench.devices.qnn_preflight import required_libraries
+from bench.device.device_bench_test import arm64_libraries
+from bench.device.qnn_preflight import required_libraries
 from tools.executorch.testing import workspace_file
 
 
@@ -41,7 +41,7 @@ class QnnStageTest(unittest.TestCase):
     def bench(self, out: str, *flags: str, env: dict | None = None) -> tuple[subprocess.CompletedProcess, dict]:
         result = subprocess.run(
             [
-                workspace_file("bench/device"),
+                workspace_file("bench/device/device"),
                 "--plan=tiny_qnn",
                 "--runs=1",
                 "--warmup=0",
@@ -65,7 +65,7 @@ class QnnStageTest(unittest.TestCase):
             json.dump({"ro.soc.model": soc}, f)
         result, results = self.bench(
             tempfile.mkdtemp(),
-            f"--adb={workspace_file('bench/devices/fake_adb')}",
+            f"--adb={workspace_file('bench/device/fake_adb')}",
             f"--phone_runner={workspace_file('runtime/llm_main_linux_arm64')}",
             "--phone_libs=" + ",".join(arm64_libraries()),
             "--qnn_libs=" + ",".join(qnn_libs),

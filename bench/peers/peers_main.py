@@ -32,7 +32,8 @@ from absl import app, flags
 
 from bench.bench_venv import bench_python
 from bench.fixed_prompt import fixed_prompt_ids
-from bench.peer_runtimes import pte_bytes
+from bench.peers import pte_bytes
+from bench.report import output_folder, write_report, write_results
 from models.programs import resolve
 from runtime.llm_main_process import LlmMainError, generate_ids
 from tools.executorch.pte_runner import PteSession
@@ -110,7 +111,7 @@ class Runner:
             [
                 sys.executable,
                 "-m",
-                "bench.peer_runtimes.executorch_python_worker",
+                "bench.peers.executorch_python_worker",
                 self.pte,
                 self.tokenizer_json,
                 str(FLAGS.threads),
@@ -124,7 +125,7 @@ class Runner:
         return run_json(
             [
                 self.bench_python,
-                runfile("bench/peer_runtimes/llama_cpp_worker.py"),
+                runfile("bench/peers/llama_cpp_worker.py"),
                 f"--gguf={self.gguf}",
                 f"--prompt_ids={self.csv_ids}",
                 f"--new_tokens={FLAGS.new_tokens}",
@@ -142,7 +143,7 @@ def etdump_profile(pte: str, ids: list[int]) -> dict:
     argv = [
         sys.executable,
         "-m",
-        "bench.peer_runtimes.etdump_profile",
+        "bench.peers.etdump_profile",
         pte,
         str(FLAGS.threads),
         str(FLAGS.profile_steps),
@@ -162,7 +163,7 @@ def profile_lines(profile: dict, weight_bytes: int, bandwidth_gb_s: float) -> li
     delegate_calls = calls.get("xnnpack_delegate_calls", 0)
     return [
         f"ETDump of {profile['decode_steps']} decode steps of the same program in ExecuTorch's runtime "
-        f"(bench/peer_runtimes/etdump_profile.py): {total:.2f} ms per step, of which",
+        f"(bench/peers/etdump_profile.py): {total:.2f} ms per step, of which",
         f"- XNNPACK delegate calls ({delegate_calls} per step): {part('xnnpack_delegate_calls')}",
         f"  - GEMMs: 4-bit (QB4W) {part('xnnpack_4bit_gemm')}, 8-bit head (QC8W) {part('xnnpack_8bit_gemm')}, "
         f"fp32 offsets {part('xnnpack_fp32_gemm')}; together the weights stream at {gemm_gb_s:.1f} GB/s "
@@ -178,7 +179,7 @@ def profile_lines(profile: dict, weight_bytes: int, bandwidth_gb_s: float) -> li
 
 def measure_bandwidth() -> dict:
     return run_json(
-        [runfile("bench/peer_runtimes/read_bandwidth"), f"--threads={FLAGS.threads}", f"--mib={FLAGS.bandwidth_mib}"]
+        [runfile("bench/peers/read_bandwidth"), f"--threads={FLAGS.threads}", f"--mib={FLAGS.bandwidth_mib}"]
     )
 
 
@@ -273,7 +274,7 @@ def report_markdown(results: dict) -> str:
         "",
         "## Against the memory-bandwidth ceiling",
         "",
-        f"Read bandwidth, {s['threads']} threads (bench/peer_runtimes/read_bandwidth.cc, probed after every round): "
+        f"Read bandwidth, {s['threads']} threads (bench/peers/read_bandwidth.cc, probed after every round): "
         f"{results['bandwidth']['best_gb_s']:.1f} GB/s best pass, {results['bandwidth']['median_gb_s']:.1f} GB/s "
         "median; the ceiling uses the best, the machine's capability when nothing else reads memory.",
         f"Bytes per decode token, ours: {c['ours_weight_bytes_per_token'] / 1e6:.1f} MB of weights (the XNNPACK "
@@ -404,15 +405,10 @@ def main(argv: list[str]) -> None:
         "decode_vs_llama_cpp": {"goal": DECODE_GOAL, "met": results["ratios_vs_llama_cpp"]["decode"] >= DECODE_GOAL},
         "ttft_vs_llama_cpp": {"goal": TTFT_GOAL, "met": results["ratios_vs_llama_cpp"]["ttft"] <= TTFT_GOAL},
     }
-    out = FLAGS.out or os.path.join(
-        os.environ.get("BUILD_WORKSPACE_DIRECTORY", "."), "bench", "out", f"{datetime.date.today().isoformat()}-peers"
-    )
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump(results, f, indent=2)
+    out = output_folder("peers", FLAGS.out)
+    write_results(out, results)
     report = report_markdown(results)
-    with open(os.path.join(out, "report.md"), "w") as f:
-        f.write(report)
+    write_report(out, report)
     print("\n" + report)
     print(f"peers: wrote {out}/: results.json, report.md")
 

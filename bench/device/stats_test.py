@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import unittest
 
-from bench.devices import stats
+from bench.device import stats
 
 
 class StatsTest(unittest.TestCase):

@@ -1,6 +1,6 @@
 """One timed generation under ExecuTorch's Python runtime, in a fresh process.
 
-    python -m bench.peer_runtimes.executorch_python_worker PTE TOKENIZER_JSON THREADS NEW_TOKENS ID,ID,...
+    python -m bench.peers.executorch_python_worker PTE TOKENIZER_JSON THREADS NEW_TOKENS ID,ID,...
 
 Prints one JSON object (load_ms, ttft_ms, decode_tok_s). //bench:peers starts
 it once per round so that every system starts cold, as a user's app would.
