@@ -22,7 +22,9 @@ flags.DEFINE_string("out", "", "Write the page here; default docs/rules_referenc
 # (rule, its .bzl file, the load line users write)
 RULES = [
     ("llm_checkpoint", "tools/executorch/private/llm_checkpoint.bzl", "//tools/executorch:defs.bzl"),
-    ("executorch_pte", "tools/executorch/private/executorch_pte.bzl", "//tools/executorch:defs.bzl"),
+    ("llm_pte", "tools/executorch/private/llm_pte.bzl", "//tools/executorch:defs.bzl"),
+    ("qnn_pte", "tools/executorch/private/qnn_pte.bzl", "//tools/executorch:defs.bzl"),
+    ("encoder_pte", "tools/executorch/private/encoder_pte.bzl", "//tools/executorch:defs.bzl"),
     ("calibration_set", "tools/executorch/private/calibration_set.bzl", "//tools/executorch:defs.bzl"),
     ("sentence_encoder", "tools/executorch/private/sentence_encoder.bzl", "//tools/executorch:defs.bzl"),
     ("compiled_tokenizer", "tools/tokenizer/defs.bzl", "//tools/tokenizer:defs.bzl"),
@@ -57,22 +59,51 @@ def _keyword(call: ast.Call, name: str) -> ast.AST | None:
     return next((k.value for k in call.keywords if k.arg == name), None)
 
 
-def _attrs(tree: ast.Module, rule: str, path: str) -> tuple[str, list[tuple[str, str, str, str]]]:
-    """The rule's doc and its public attributes: (name, type, default, doc)."""
-    assigned = {}
+def _globals(path: str) -> dict[str, ast.AST]:
+    """Top-level assignments of a .bzl file, with what it loads from files beside it."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), filename=path)
+    names: dict[str, ast.AST] = {}
     for node in tree.body:
+        call = node.value if isinstance(node, ast.Expr) else None
+        if isinstance(call, ast.Call) and ast.unparse(call.func) == "load":
+            source = _text(call.args[0])
+            # Only files beside it, and only those given to the test as data:
+            # a name it needs from elsewhere is reported as unreadable attrs.
+            beside = os.path.join(os.path.dirname(path), source[1:])
+            if source.startswith(":") and os.path.exists(beside):
+                loaded = _globals(beside)
+                for arg in call.args[1:]:
+                    if _text(arg) in loaded:
+                        names[_text(arg)] = loaded[_text(arg)]
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            assigned[node.targets[0].id] = node.value
-    call = assigned.get(rule)
+            names[node.targets[0].id] = node.value
+    return names
+
+
+def _dict_items(node: ast.AST, names: dict[str, ast.AST], path: str) -> list[tuple[ast.AST, ast.AST]]:
+    """Key/value pairs of a dict literal, a name bound to one, or dict(a, **b)."""
+    if isinstance(node, ast.Name) and node.id in names:
+        return _dict_items(names[node.id], names, path)
+    if isinstance(node, ast.Dict):
+        return list(zip(node.keys, node.values, strict=True))
+    if isinstance(node, ast.Call) and ast.unparse(node.func) == "dict":
+        items = []
+        for arg in node.args:
+            items += _dict_items(arg, names, path)
+        for keyword in node.keywords:
+            items += _dict_items(keyword.value, names, path)
+        return items
+    raise ReferenceError(f"{path}: cannot read the attrs {ast.unparse(node)}")
+
+
+def _attrs(names: dict[str, ast.AST], rule: str, path: str) -> tuple[str, list[tuple[str, str, str, str]]]:
+    """The rule's doc and its public attributes: (name, type, default, doc)."""
+    call = names.get(rule)
     if not (isinstance(call, ast.Call) and ast.unparse(call.func) == "rule"):
         raise ReferenceError(f"{path}: no `{rule} = rule(...)`")
-    attrs = _keyword(call, "attrs")
-    if isinstance(attrs, ast.Name):
-        attrs = assigned.get(attrs.id)
-    if not isinstance(attrs, ast.Dict):
-        raise ReferenceError(f"{path}: {rule}'s attrs are not a dict literal")
     rows = []
-    for key, value in zip(attrs.keys, attrs.values, strict=True):
+    for key, value in _dict_items(_keyword(call, "attrs"), names, path):
         name = _text(key)
         if name.startswith("_") or not isinstance(value, ast.Call):
             continue
@@ -86,7 +117,54 @@ def _attrs(tree: ast.Module, rule: str, path: str) -> tuple[str, list[tuple[str,
             shown = f"`{_literal(default)}`"
         doc = " ".join(_text(_keyword(value, "doc")).split()).replace("|", "\\|")
         rows.append((name, kind, shown, doc))
-    return " ".join(_text(_keyword(call, "doc")).split()), rows
+    return _text(_keyword(call, "doc")), rows
+
+
+def _doc_lines(doc: str) -> list[str]:
+    """A rule's doc as Markdown: paragraphs and "* " items joined from their
+    lines, and an indented block after a blank line as Starlark."""
+    out: list[str] = []
+    block: list[str] = []  # the paragraph, item or code being read
+    kind = ""  # "text", "item" or "code"
+
+    def flush() -> None:
+        nonlocal kind
+        if kind == "code":
+            while block and not block[-1]:
+                block.pop()
+            out.extend(["```starlark", *block, "```", ""])
+        elif kind == "text":
+            out.extend([" ".join(block), ""])
+        elif kind == "item":
+            out.append(" ".join(block))
+        block.clear()
+        kind = ""
+
+    for line in doc.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            if kind != "code":
+                flush()
+                if out and out[-1] != "":
+                    out.append("")
+            else:
+                block.append("")
+        elif stripped.startswith("* "):
+            flush()
+            kind = "item"
+            block.append(stripped)
+        elif line.startswith("    ") and kind in ("", "code"):
+            kind = "code"
+            block.append(line[4:].rstrip())
+        else:
+            if kind == "code":
+                flush()
+            kind = kind or "text"
+            block.append(stripped)
+    flush()
+    while out and not out[-1]:
+        out.pop()
+    return out
 
 
 def render(workspace: str) -> str:
@@ -95,13 +173,12 @@ def render(workspace: str) -> str:
         "",
         "Generated from the rules' `.bzl` files by `bazel run //tools/docs:update_rules_reference`;",
         "`//tools/docs:rules_reference_test` fails when this page and the code disagree.",
-        "How to use the rules: [rules.md](rules.md).",
+        "How to use the rules: [rules.md](rules.md). `executorch_pte` is a macro that makes an",
+        '`llm_pte`, or a `qnn_pte` for `backend = "qnn"`, with the attributes below.',
     ]
     for rule, path, load in RULES:
-        with open(os.path.join(workspace, path), encoding="utf-8") as f:
-            tree = ast.parse(f.read(), filename=path)
-        doc, rows = _attrs(tree, rule, path)
-        lines += ["", f"## `{rule}`", "", f'`load("{load}", "{rule}")`', "", doc, ""]
+        doc, rows = _attrs(_globals(os.path.join(workspace, path)), rule, path)
+        lines += ["", f"## `{rule}`", "", f'`load("{load}", "{rule}")`', "", *_doc_lines(doc), ""]
         lines += ["| attribute | type | default | what |", "|---|---|---|---|"]
         lines += [f"| `{name}` | {kind} | {default} | {text} |" for name, kind, default, text in rows]
     return "\n".join(lines) + "\n"

@@ -49,7 +49,7 @@ sentence_encoder = rule(
         vocab = "@pypi_rag//:all_minilm_l6_v2/vocab.txt",
     )
 
-Give it to executorch_pte as `model`.
+Give it to encoder_pte as `model`.
 """,
     attrs = {
         "config": attr.label(mandatory = True, allow_single_file = [".json"], doc = "config.json of a BertModel."),

@@ -1,7 +1,14 @@
-"""Analysis-time checks of executorch_pte: bad attributes fail with a clear message."""
+"""Checks of executorch_pte: bad attributes fail with a clear message.
 
-load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
+Bad values fail the target at analysis (the analysis tests below). An
+attribute of another family of programs (soc on XNNPACK, hqq on QNN, a
+group size on an encoder) fails at loading, in the macro, with the message
+misplaced_attrs_error builds; its unit tests are at the end.
+"""
+
+load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts", "unittest")
 load("//tools/executorch:defs.bzl", "executorch_pte")
+load("//tools/executorch/private:pte_common.bzl", "misplaced_attrs_error")
 
 def _expect_failure_impl(ctx):
     env = analysistest.begin(ctx)
@@ -68,20 +75,57 @@ _CASES = {
         {"backend": "qnn", "soc": "SM8650", "quantize": "16a4w"},
         "backend \"qnn\" needs calibration = a calibration_set target",
     ),
-    "soc_on_xnnpack": (
-        {"backend": "xnnpack", "soc": "SM8650"},
-        "soc/calibration are for backend \"qnn\"",
-    ),
 }
 
-def executorch_pte_analysis_test_suite(name, model):
-    """One expect-failure analysis test per bad-attribute case in _CASES.
+def _misplaced_attrs_test_impl(ctx):
+    env = unittest.begin(ctx)
+    asserts.equals(
+        env,
+        "executorch_pte p: soc/calibration are for backend \"qnn\"; drop them or set backend = \"qnn\"",
+        misplaced_attrs_error("executorch_pte", "p", "xnnpack", {"soc": "SM8650", "calibration": ":c", "quantize": "8da4w"}),
+    )
+    asserts.equals(
+        env,
+        "executorch_pte p: hqq are XNNPACK/portable options; drop them for backend \"qnn\"",
+        misplaced_attrs_error("executorch_pte", "p", "qnn", {"hqq": True, "soc": "SM8650"}),
+    )
+    asserts.equals(
+        env,
+        "encoder_pte p: group_size are LLM settings; drop them for a sentence_encoder (its 8da8w is per-channel)",
+        misplaced_attrs_error("encoder_pte", "p", "xnnpack", {"group_size": 32}),
+    )
+    for rule, backend, attrs in [
+        ("executorch_pte", "xnnpack", {"quantize": "8da4w", "group_size": 32, "hqq": True}),
+        ("executorch_pte", "qnn", {"soc": "SM8650", "calibration": ":c", "group_size": 32}),
+        ("encoder_pte", "xnnpack", {"quantize": "8da8w", "max_seq_len": 256}),
+    ]:
+        asserts.equals(env, "", misplaced_attrs_error(rule, "p", backend, attrs), "{} {}".format(rule, attrs))
+    return unittest.end(env)
+
+_misplaced_attrs_test = unittest.make(_misplaced_attrs_test_impl)
+
+def executorch_pte_analysis_test_suite(name, model, encoder):
+    """One expect-failure analysis test per bad-attribute case in _CASES, and the misplaced-attribute unit test.
 
     Args:
       name: name of the test_suite that groups the cases.
       model: llm_checkpoint label the subjects export (never built).
+      encoder: a sentence_encoder, given to executorch_pte by mistake.
     """
-    tests = []
+    _misplaced_attrs_test(name = name + "_misplaced_attrs_test")
+    tests = [":" + name + "_misplaced_attrs_test"]
+    executorch_pte(
+        name = "encoder_model_subject",
+        model = encoder,
+        backend = "xnnpack",
+        tags = ["manual"],
+    )
+    _expect_failure_test(
+        name = "encoder_model_test",
+        target_under_test = ":encoder_model_subject",
+        message = "is a sentence_encoder; export it with encoder_pte",
+    )
+    tests.append(":encoder_model_test")
     for case, (attrs, message) in _CASES.items():
         executorch_pte(
             name = case + "_subject",

@@ -1,7 +1,7 @@
-"""Analysis-time checks of executorch_pte on a sentence_encoder: bad attributes fail with a clear message."""
+"""Analysis-time checks of encoder_pte: bad attributes fail with a clear message (LLM-only attributes: analysis_tests.bzl)."""
 
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
-load("//tools/executorch:defs.bzl", "executorch_pte")
+load("//tools/executorch:defs.bzl", "encoder_pte")
 
 def _expect_failure_impl(ctx):
     env = analysistest.begin(ctx)
@@ -14,7 +14,7 @@ _expect_failure_test = analysistest.make(
     attrs = {"message": attr.string(mandatory = True)},
 )
 
-# name -> (executorch_pte attributes, expected substring of the error)
+# name -> (encoder_pte attributes, expected substring of the error)
 _CASES = {
     "encoder_llm_quantize": (
         {"quantize": "8da4w", "backend": "xnnpack"},
@@ -23,10 +23,6 @@ _CASES = {
     "encoder_int8_on_portable": (
         {"quantize": "8da8w", "backend": "portable"},
         "quantize = \"8da8w\" needs backend = \"xnnpack\"",
-    ),
-    "encoder_llm_settings": (
-        {"backend": "xnnpack", "group_size": 32},
-        "group_size, embedding_quantize and hqq are LLM settings",
     ),
     "encoder_too_long": (
         {"backend": "xnnpack", "max_seq_len": 1024},
@@ -43,7 +39,7 @@ def encoder_pte_analysis_test_suite(name, model):
     """
     tests = []
     for case, (attrs, message) in _CASES.items():
-        executorch_pte(
+        encoder_pte(
             name = case + "_subject",
             model = model,
             tags = ["manual"],

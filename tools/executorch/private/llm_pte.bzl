@@ -1,0 +1,111 @@
+"""llm_pte: a language model as a CPU program, on ExecuTorch's portable kernels or XNNPACK."""
+
+load(":action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
+load(":pte_common.bzl", "LLM_COMMON_ATTRS", "check_llm_model", "declare_program", "llm_model_args", "llm_program_providers")
+load(":providers.bzl", "LlmCheckpointInfo")
+
+QUANTIZE_MODES = ["none", "int4_weight_only", "8da4w", "8da4w_asym"]
+HEAD_QUANTIZE_MODES = ["", "8da8w"]
+BACKENDS = ["portable", "xnnpack"]
+GROUP_SIZES = [32, 64, 128]
+
+def _check_attrs(ctx):
+    # Checked here rather than with attr.string(values=...): a bad value then
+    # fails this one target at analysis, not the loading of its whole package.
+    attrs = ctx.attr
+    if attrs.backend not in BACKENDS:
+        fail("executorch_pte {}: unknown backend \"{}\"; choose one of {}".format(ctx.label, attrs.backend, BACKENDS + ["qnn"]))
+    if attrs.quantize not in QUANTIZE_MODES:
+        fail("executorch_pte {}: unknown quantize \"{}\"; choose one of {}".format(ctx.label, attrs.quantize, QUANTIZE_MODES))
+    if attrs.max_context_len < attrs.max_seq_len:
+        fail("executorch_pte {}: max_context_len ({}) < max_seq_len ({}): the KV cache must hold a full prefill chunk; raise max_context_len".format(
+            ctx.label,
+            attrs.max_context_len,
+            attrs.max_seq_len,
+        ))
+    if attrs.quantize == "none":
+        if attrs.group_size or attrs.embedding_quantize:
+            fail("executorch_pte {}: group_size/embedding_quantize need a quantize mode; set quantize = \"8da4w\" or drop them".format(ctx.label))
+    elif attrs.group_size not in GROUP_SIZES:
+        fail("executorch_pte {}: quantize = \"{}\" needs group_size in {}, got {}".format(
+            ctx.label,
+            attrs.quantize,
+            GROUP_SIZES,
+            attrs.group_size,
+        ))
+    if attrs.head_quantize not in HEAD_QUANTIZE_MODES:
+        fail("executorch_pte {}: unknown head_quantize \"{}\"; choose one of {}".format(ctx.label, attrs.head_quantize, HEAD_QUANTIZE_MODES))
+    if attrs.head_quantize and attrs.quantize != "8da4w_asym":
+        fail("executorch_pte {}: head_quantize needs quantize = \"8da4w_asym\"".format(ctx.label))
+    if attrs.quantize == "8da4w_asym" and (attrs.backend != "xnnpack" or attrs.hqq):
+        fail("executorch_pte {}: quantize = \"8da4w_asym\" runs on XNNPACK and picks its own scales: set backend = \"xnnpack\", drop hqq".format(ctx.label))
+    if attrs.quantize == "int4_weight_only":
+        # executorch 1.5.1: XNNPACK keeps fp32 weights and returns wrong
+        # logits; portable kernels reject the int8 weights at run time.
+        fail("executorch_pte {}: int4_weight_only does not lower correctly to \"{}\" in executorch 1.5.1; use quantize = \"8da4w\" (int4 weights, int8 dynamic activations)".format(ctx.label, attrs.backend))
+
+def _llm_pte_impl(ctx):
+    check_llm_model(ctx)
+    _check_attrs(ctx)
+    model = ctx.attr.model[LlmCheckpointInfo]
+    pte, manifest = declare_program(ctx)
+
+    args = llm_model_args(ctx, model)
+    args.add("--quantize", ctx.attr.quantize)
+    args.add("--group_size", ctx.attr.group_size)
+    args.add("--embedding_quantize", ctx.attr.embedding_quantize)
+    args.add("--backend", ctx.attr.backend)
+    args.add("--max_seq_len", ctx.attr.max_seq_len)
+    args.add("--max_context_len", ctx.attr.max_context_len)
+    args.add("--hqq" if ctx.attr.hqq else "--nohqq")
+    if ctx.attr.head_quantize:
+        args.add("--head_quantize", ctx.attr.head_quantize)
+    args.add("--out_pte", pte)
+    args.add("--out_manifest", manifest)
+
+    ctx.actions.run(
+        executable = ctx.executable._exporter,
+        arguments = [args],
+        inputs = [model.checkpoint, model.params, model.tokenizer, model.tokenizer_config],
+        outputs = [pte, manifest],
+        env = PYTHON_ACTION_ENV,
+        execution_requirements = NO_NETWORK,
+        mnemonic = "ExecuTorchExport",
+        progress_message = "Exporting {} ({}, {})".format(ctx.label, ctx.attr.quantize, ctx.attr.backend),
+    )
+    return llm_program_providers(ctx, model, pte, manifest, max_seq_len = ctx.attr.max_seq_len, backend = ctx.attr.backend)
+
+llm_pte = rule(
+    implementation = _llm_pte_impl,
+    doc = """Exports an llm_checkpoint to `<name>.pte` plus `<name>.manifest.json`, for the CPU.
+
+    executorch_pte(          # or llm_pte, which executorch_pte calls for these backends
+        name = "llama_int4",
+        model = ":smollm2_135m",
+        backend = "xnnpack",
+        quantize = "8da4w_asym",
+        group_size = 32,
+        head_quantize = "8da8w",
+        embedding_quantize = "8,32",
+    )
+
+Returns PteInfo (kind "llm").
+""",
+    attrs = dict(LLM_COMMON_ATTRS, **{
+        "quantize": attr.string(
+            default = "none",
+            doc = "Linear-layer quantization: none, 8da4w (ExecuTorch's symmetric int4), 8da4w_asym (asymmetric int4 blocks, exact on XNNPACK).",
+        ),
+        "head_quantize": attr.string(default = "", doc = "8da4w_asym only: \"8da8w\" keeps the output head at 8 bits."),
+        "group_size": attr.int(default = 0, doc = "Group size of 4-bit weights: 32, 64 or 128."),
+        "embedding_quantize": attr.string(default = "", doc = "\"<bits>,<group>\" (e.g. \"4,32\"); empty keeps fp32 embeddings."),
+        "backend": attr.string(default = "portable", doc = "portable kernels or the XNNPACK delegate."),
+        "max_seq_len": attr.int(default = 128, doc = "Longest token chunk per forward call (prefill chunk)."),
+        "hqq": attr.bool(default = False, doc = "HQQ scale search for 4-bit weights: slower export."),
+        "_exporter": attr.label(
+            default = Label("//tools/executorch:export_pte"),
+            executable = True,
+            cfg = "exec",
+        ),
+    }),
+)
