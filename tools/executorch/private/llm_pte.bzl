@@ -1,8 +1,8 @@
 """llm_pte: a language model as a CPU program, on ExecuTorch's portable kernels or XNNPACK."""
 
 load(":action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
-load(":pte_common.bzl", "LLM_COMMON_ATTRS", "check_llm_model", "declare_program", "llm_model_args", "llm_program_providers")
 load(":providers.bzl", "LlmCheckpointInfo")
+load(":pte_common.bzl", "LLM_COMMON_ATTRS", "check_llm_model", "declare_program", "llm_model_args", "llm_program_providers")
 
 QUANTIZE_MODES = ["none", "int4_weight_only", "8da4w", "8da4w_asym"]
 HEAD_QUANTIZE_MODES = ["", "8da8w"]

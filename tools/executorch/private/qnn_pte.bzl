@@ -3,8 +3,8 @@
 load("//tools/qnn:defs.bzl", "QnnSdkInfo")
 load("//tools/qnn:socs.bzl", "QNN_SOCS")
 load(":action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
-load(":pte_common.bzl", "LLM_COMMON_ATTRS", "check_llm_model", "declare_program", "llm_model_args", "llm_program_providers")
 load(":providers.bzl", "CalibrationSetInfo", "LlmCheckpointInfo")
+load(":pte_common.bzl", "LLM_COMMON_ATTRS", "check_llm_model", "declare_program", "llm_model_args", "llm_program_providers")
 
 QNN_QUANTIZE_MODES = ["16a4w", "16a4w_block", "16a8w", "8a8w"]
 GROUP_SIZES = [32, 64, 128]
@@ -59,6 +59,7 @@ def _qnn_pte_impl(ctx):
         mnemonic = "ExecuTorchExport",
         progress_message = "Exporting {} (qnn {}, {})".format(ctx.label, ctx.attr.quantize, ctx.attr.soc),
     )
+
     # The static-llama program takes one token per forward call.
     return llm_program_providers(ctx, model, pte, manifest, max_seq_len = 1, backend = "qnn")
 
