@@ -1,5 +1,5 @@
 // Reads the compiled WordPiece tokenizer file written by
-// runtime/tokenizer/wordpiece_compile.py (whose docstring specifies the
+// tools/tokenizer/compile_wordpiece.py (whose docstring specifies the
 // format).
 //
 // The file is untrusted input: every count, offset and id is checked before

@@ -2,7 +2,7 @@
 // tokenizers' Tokenizer.encode(text) on a BERT tokenizer.json (e.g.
 // all-MiniLM-L6-v2's), truncated as sentence-transformers truncates.
 //
-// It reads the file that runtime/tokenizer/wordpiece_compile.py makes from a
+// It reads the file that tools/tokenizer/compile_wordpiece.py makes from a
 // tokenizer.json. Encoding is, as in tokenizers:
 //   1. added tokens ([CLS], [MASK], ...) are cut out of the raw text;
 //   2. BertNormalizer, per code point: control characters, U+0000 and U+FFFD

@@ -27,7 +27,8 @@ RULES = [
     ("encoder_pte", "tools/executorch/private/encoder_pte.bzl", "//tools/executorch:defs.bzl"),
     ("calibration_set", "tools/executorch/private/calibration_set.bzl", "//tools/executorch:defs.bzl"),
     ("sentence_encoder", "tools/executorch/private/sentence_encoder.bzl", "//tools/executorch:defs.bzl"),
-    ("compiled_tokenizer", "tools/tokenizer/defs.bzl", "//tools/tokenizer:defs.bzl"),
+    ("compiled_tokenizer", "tools/tokenizer/private/compiled_tokenizer.bzl", "//tools/tokenizer:defs.bzl"),
+    ("wordpiece_vocab", "tools/tokenizer/private/wordpiece_vocab.bzl", "//tools/tokenizer:defs.bzl"),
     ("rag_index", "tools/rag/private/rag_index.bzl", "//tools/rag:defs.bzl"),
 ]
 

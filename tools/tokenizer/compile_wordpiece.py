@@ -1,6 +1,6 @@
 """Compiles a Hugging Face BERT (WordPiece) tokenizer.json into the file the C++ runtime reads.
 
-    wordpiece_compile --tokenizer_json=tokenizer.json --out=model.wpt
+    compile_wordpiece --tokenizer_json=tokenizer.json --out=model.wpt
 
 The runtime (runtime/tokenizer/wordpiece_tokenizer.h) has no JSON parser and
 no Unicode library. BertNormalizer (clean text, CJK spacing, NFD + accent
@@ -231,7 +231,7 @@ def main(argv: list[str]) -> None:
             spec = json.load(f)
         data = compile_tokenizer(spec, Tokenizer.from_file(FLAGS.tokenizer_json))
     except (CompileError, KeyError, OSError) as e:
-        sys.exit(f"wordpiece_compile: {FLAGS.tokenizer_json}: {e}")
+        sys.exit(f"compile_wordpiece: {FLAGS.tokenizer_json}: {e}")
     with open(FLAGS.out, "wb") as f:
         f.write(data)
 

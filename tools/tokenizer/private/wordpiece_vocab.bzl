@@ -3,15 +3,11 @@
     load("//tools/tokenizer:defs.bzl", "wordpiece_vocab")
 """
 
-# Starlark actions start from an empty environment. The compiler imports only
-# absl and tokenizers, so it needs no more than the interpreter's launcher
-# (PATH) and a Python that ignores the user's site-packages.
-_ACTION_ENV = {
-    "PATH": "/usr/bin:/bin",
-    "PYTHONDONTWRITEBYTECODE": "1",
-    "PYTHONHASHSEED": "0",
-    "PYTHONNOUSERSITE": "1",
-}
+load(":action_env.bzl", "COMPILER_ENV")
+
+# The WordPiece compiler walks sets: a fixed hash seed keeps its output's
+# order stable.
+_ACTION_ENV = dict(COMPILER_ENV, PYTHONHASHSEED = "0")
 
 def _wordpiece_vocab_impl(ctx):
     out = ctx.actions.declare_file(ctx.label.name + ".wpt")
@@ -35,13 +31,13 @@ wordpiece_vocab = rule(
     doc = """Writes `<name>.wpt`, the file runtime/tokenizer's WordPieceTokenizer loads.
 
 Its Unicode tables are derived from Hugging Face `tokenizers` at build time
-(format: runtime/tokenizer/wordpiece_compile.py). Fails, naming what differs,
+(format: tools/tokenizer/compile_wordpiece.py). Fails, naming what differs,
 for a tokenizer that is not an uncased BERT WordPiece one.
 """,
     attrs = {
         "tokenizer": attr.label(allow_single_file = [".json"], mandatory = True, doc = "Hugging Face tokenizer.json (WordPiece)."),
         "_compiler": attr.label(
-            default = Label("//runtime/tokenizer:wordpiece_compile"),
+            default = Label("//tools/tokenizer:compile_wordpiece"),
             executable = True,
             cfg = "exec",
         ),

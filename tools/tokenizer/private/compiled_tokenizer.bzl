@@ -1,0 +1,43 @@
+"""compiled_tokenizer: a Hugging Face byte-level BPE tokenizer.json compiled into the C++ BpeTokenizer's file."""
+
+load(":action_env.bzl", "COMPILER_ENV")
+
+def _compiled_tokenizer_impl(ctx):
+    out = ctx.actions.declare_file(ctx.label.name + ".tok")
+    args = ctx.actions.args()
+    args.add("--tokenizer_json", ctx.file.tokenizer)
+    args.add("--tokenizer_config", ctx.file.tokenizer_config)
+    args.add("--out", out)
+    ctx.actions.run(
+        executable = ctx.executable._compiler,
+        arguments = [args],
+        inputs = [ctx.file.tokenizer, ctx.file.tokenizer_config],
+        outputs = [out],
+        env = COMPILER_ENV,
+        execution_requirements = {"block-network": ""},
+        mnemonic = "CompileTokenizer",
+        progress_message = "Compiling tokenizer {}".format(ctx.label),
+    )
+    return [DefaultInfo(files = depset([out]), runfiles = ctx.runfiles(files = [out]))]
+
+compiled_tokenizer = rule(
+    implementation = _compiled_tokenizer_impl,
+    doc = """Writes `<name>.tok`, the file runtime/tokenizer's BpeTokenizer loads.
+
+Fails at build time, naming what is unsupported, if the tokenizer is not
+byte-level BPE with the GPT-2 pre-tokenizer or its chat template is not ChatML.
+""",
+    attrs = {
+        "tokenizer": attr.label(allow_single_file = [".json"], mandatory = True, doc = "Hugging Face tokenizer.json."),
+        "tokenizer_config": attr.label(
+            allow_single_file = [".json"],
+            mandatory = True,
+            doc = "tokenizer_config.json with bos/eos tokens and chat_template.",
+        ),
+        "_compiler": attr.label(
+            default = Label("//tools/tokenizer:compile_tokenizer"),
+            executable = True,
+            cfg = "exec",
+        ),
+    },
+)
