@@ -6,20 +6,10 @@ group size on an encoder) fails at loading, in the macro, with the message
 misplaced_attrs_error builds; its unit tests are at the end.
 """
 
-load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts", "unittest")
+load("@bazel_skylib//lib:unittest.bzl", "asserts", "unittest")
 load("//tools/executorch:defs.bzl", "executorch_pte")
 load("//tools/executorch/private:pte_common.bzl", "misplaced_attrs_error")
-
-def _expect_failure_impl(ctx):
-    env = analysistest.begin(ctx)
-    asserts.expect_failure(env, ctx.attr.message)
-    return analysistest.end(env)
-
-_expect_failure_test = analysistest.make(
-    _expect_failure_impl,
-    expect_failure = True,
-    attrs = {"message": attr.string(mandatory = True)},
-)
+load("//tools/testing:expect_failure.bzl", "expect_failure_test")
 
 # name -> (executorch_pte attributes, expected substring of the error)
 _CASES = {
@@ -120,7 +110,7 @@ def executorch_pte_analysis_test_suite(name, model, encoder):
         backend = "xnnpack",
         tags = ["manual"],
     )
-    _expect_failure_test(
+    expect_failure_test(
         name = "encoder_model_test",
         target_under_test = ":encoder_model_subject",
         message = "is a sentence_encoder; export it with encoder_pte",
@@ -133,7 +123,7 @@ def executorch_pte_analysis_test_suite(name, model, encoder):
             tags = ["manual"],
             **attrs
         )
-        _expect_failure_test(
+        expect_failure_test(
             name = case + "_test",
             target_under_test = ":" + case + "_subject",
             message = message,

@@ -1,18 +1,7 @@
 """Analysis-time checks of encoder_pte: bad attributes fail with a clear message (LLM-only attributes: analysis_tests.bzl)."""
 
-load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 load("//tools/executorch:defs.bzl", "encoder_pte")
-
-def _expect_failure_impl(ctx):
-    env = analysistest.begin(ctx)
-    asserts.expect_failure(env, ctx.attr.message)
-    return analysistest.end(env)
-
-_expect_failure_test = analysistest.make(
-    _expect_failure_impl,
-    expect_failure = True,
-    attrs = {"message": attr.string(mandatory = True)},
-)
+load("//tools/testing:expect_failure.bzl", "expect_failure_test")
 
 # name -> (encoder_pte attributes, expected substring of the error)
 _CASES = {
@@ -45,7 +34,7 @@ def encoder_pte_analysis_test_suite(name, model):
             tags = ["manual"],
             **attrs
         )
-        _expect_failure_test(
+        expect_failure_test(
             name = case + "_test",
             target_under_test = ":" + case + "_subject",
             message = message,

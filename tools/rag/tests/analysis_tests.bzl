@@ -1,18 +1,7 @@
 """Analysis-time checks of rag_index: an embedder that is not a sentence encoder fails with a clear message."""
 
-load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 load("//tools/rag:defs.bzl", "rag_index")
-
-def _expect_failure_impl(ctx):
-    env = analysistest.begin(ctx)
-    asserts.expect_failure(env, ctx.attr.message)
-    return analysistest.end(env)
-
-_expect_failure_test = analysistest.make(
-    _expect_failure_impl,
-    expect_failure = True,
-    attrs = {"message": attr.string(mandatory = True)},
-)
+load("//tools/testing:expect_failure.bzl", "expect_failure_test")
 
 def rag_index_analysis_test_suite(name):
     """An LLM program given as the embedder.
@@ -27,7 +16,7 @@ def rag_index_analysis_test_suite(name):
         vocab = "//models:minilm_l6_vocab",
         tags = ["manual"],
     )
-    _expect_failure_test(
+    expect_failure_test(
         name = name + "_llm_embedder_test",
         target_under_test = ":" + name + "_llm_embedder_subject",
         message = "is an llm program; give an executorch_pte of a sentence_encoder",
