@@ -91,10 +91,11 @@ std::optional<BpeTokenizer> BpeTokenizer::FromBytes(std::string_view bytes,
         .push_back({std::move(token.content), token.id});
   }
 
-  BpeTokenizer tokenizer(std::move(*merges),
-                         Gpt2PreTokenizer(std::move(*classifier)),
-                         AddedTokenMatcher(std::move(raw_added)),
-                         AddedTokenMatcher(std::move(normalized_added)));
+  BpeTokenizer tokenizer(
+      std::move(*merges),
+      PreTokenizer(contents->pre_tokenizer, std::move(*classifier)),
+      AddedTokenMatcher(std::move(raw_added)),
+      AddedTokenMatcher(std::move(normalized_added)));
   tokenizer.token_bytes_ = std::move(contents->token_bytes);
   tokenizer.token_ends_ = std::move(contents->token_ends);
   tokenizer.byte_token_ids_ = contents->byte_token_ids;
@@ -102,6 +103,19 @@ std::optional<BpeTokenizer> BpeTokenizer::FromBytes(std::string_view bytes,
   tokenizer.bos_id_ = contents->bos_id;
   tokenizer.eos_id_ = contents->eos_id;
   tokenizer.stop_ids_ = std::move(contents->stop_ids);
+  if (contents->ignore_merges) {
+    uint32_t start = 0;
+    for (size_t id = 0; id < tokenizer.token_ends_.size(); ++id) {
+      const uint32_t end = tokenizer.token_ends_[id];
+      // Added tokens are cut out before pre-tokenization, never looked up.
+      if (!tokenizer.is_special_[id]) {
+        tokenizer.whole_tokens_.emplace(
+            tokenizer.token_bytes_.substr(start, end - start),
+            static_cast<int32_t>(id));
+      }
+      start = end;
+    }
+  }
   if (contents->has_chat_template) {
     tokenizer.chat_template_.emplace(
         std::move(contents->default_system_prompt));
@@ -152,6 +166,13 @@ void BpeTokenizer::EncodePiece(std::string_view piece, EncodeState& state,
       const auto [offset, count] = cached->second;
       ids.insert(ids.end(), state.cached_ids.begin() + offset,
                  state.cached_ids.begin() + offset + count);
+      return;
+    }
+  }
+  if (!whole_tokens_.empty()) {
+    const auto whole = whole_tokens_.find(std::string(piece));
+    if (whole != whole_tokens_.end()) {
+      ids.push_back(whole->second);
       return;
     }
   }

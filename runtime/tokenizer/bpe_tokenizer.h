@@ -4,10 +4,12 @@
 // It reads the file that tools/tokenizer/compile_tokenizer.py makes from a
 // tokenizer.json. Encoding is, as in tokenizers:
 //   1. added tokens (<|im_start|>, ...) are cut out of the raw text;
-//   2. the rest is split by GPT-2's regex (gpt2_pretokenizer.h);
+//   2. the rest is split by the pre-tokenizer's regex: GPT-2's, Llama 3's
+//      or Qwen2's (pre_tokenizer.h);
 //   3. each piece's bytes start as single-byte tokens and the adjacent pair
 //      with the lowest merge rank is merged, leftmost first, until none is
-//      left.
+//      left (with ignore_merges, as Llama 3 sets, a piece that is a whole
+//      token in the vocab is that token).
 // Nothing is added around the text: no BOS, as SmolLM2's post-processor adds
 // none either (its chat template starts with <|im_start|> itself).
 //
@@ -21,12 +23,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/tokenizer/added_token_matcher.h"
 #include "runtime/tokenizer/chat_template.h"
-#include "runtime/tokenizer/gpt2_pretokenizer.h"
 #include "runtime/tokenizer/merge_table.h"
+#include "runtime/tokenizer/pre_tokenizer.h"
 
 namespace llm::tokenizer {
 
@@ -81,7 +84,7 @@ class BpeTokenizer {
  private:
   struct EncodeState;
 
-  BpeTokenizer(MergeTable merges, Gpt2PreTokenizer pre_tokenizer,
+  BpeTokenizer(MergeTable merges, PreTokenizer pre_tokenizer,
                AddedTokenMatcher raw_added_tokens,
                AddedTokenMatcher normalized_added_tokens)
       : merges_(std::move(merges)),
@@ -102,7 +105,9 @@ class BpeTokenizer {
   std::array<int32_t, 256> byte_token_ids_{};
   std::vector<bool> is_special_;
   MergeTable merges_;
-  Gpt2PreTokenizer pre_tokenizer_;
+  PreTokenizer pre_tokenizer_;
+  // Only with ignore_merges: each token's bytes -> its id.
+  std::unordered_map<std::string, int32_t> whole_tokens_;
   // tokenizers matches added tokens in two passes: those with
   // normalized=false in the raw text, then those with normalized=true in
   // what is left (after normalization, which these tokenizers do not have).

@@ -301,8 +301,11 @@ TEST_F(BadFileTest, FlippedByte) {
 
 TEST_F(BadFileTest, OtherVersion) {
   std::string bytes = good_;
-  PutU32(bytes, 8, 2);
-  EXPECT_TRUE(Contains(LoadError(bytes), "version 2 is not supported"));
+  PutU32(bytes, 8, 3);
+  EXPECT_TRUE(Contains(LoadError(bytes), "version 3 is not supported"));
+  // A file from before the Llama 3 and Qwen2 pre-tokenizers.
+  PutU32(bytes, 8, 1);
+  EXPECT_TRUE(Contains(LoadError(bytes), "version 1 is not supported"));
 }
 
 TEST_F(BadFileTest, HugeCountWithAValidChecksum) {

@@ -8,8 +8,9 @@ namespace llm::tokenizer {
 namespace {
 
 constexpr std::string_view kMagic = "LLMBPETK";
-constexpr uint32_t kVersion = 1;
-constexpr uint32_t kPreTokenizerGpt2ByteLevel = 1;
+// 2: PRTK gained the Llama 3 and Qwen2 regexes and the BPE flags.
+constexpr uint32_t kVersion = 2;
+constexpr uint32_t kBpeIgnoreMerges = 1;
 constexpr uint32_t kChatNone = 0;
 constexpr uint32_t kChatChatMl = 1;
 constexpr uint32_t kFlagSpecial = 1;
@@ -141,10 +142,18 @@ class Parser {
 
   bool PreTokenizer(ByteReader& r) {
     const uint32_t kind = r.U32();
-    if (r.ok() && kind != kPreTokenizerGpt2ByteLevel) {
+    const uint32_t flags = r.U32();
+    if (!r.ok()) return false;
+    if (kind < static_cast<uint32_t>(PreTokenizerKind::kGpt2) ||
+        kind > static_cast<uint32_t>(PreTokenizerKind::kQwen2)) {
       return Fail("pre-tokenizer kind " + std::to_string(kind) +
-                  " is not supported (only 1, GPT-2 byte-level)");
+                  " is not supported (1 GPT-2, 2 Llama 3, 3 Qwen2)");
     }
+    if ((flags & ~kBpeIgnoreMerges) != 0) {
+      return Fail("unknown BPE flags " + std::to_string(flags));
+    }
+    out_.pre_tokenizer = static_cast<PreTokenizerKind>(kind);
+    out_.ignore_merges = (flags & kBpeIgnoreMerges) != 0;
     return true;
   }
 

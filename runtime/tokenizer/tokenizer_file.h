@@ -16,6 +16,7 @@
 
 #include "runtime/tokenizer/code_point_classifier.h"
 #include "runtime/tokenizer/merge_table.h"
+#include "runtime/tokenizer/pre_tokenizer.h"
 
 namespace llm::tokenizer {
 
@@ -33,6 +34,10 @@ struct TokenizerFileContents {
   // The token of each single byte; -1 where the vocab has none.
   std::array<int32_t, 256> byte_token_ids;
   std::vector<MergeRule> merges;  // in rank order
+  PreTokenizerKind pre_tokenizer = PreTokenizerKind::kGpt2;
+  // BPE option (Llama 3): a piece that is a whole token is that token,
+  // without running the merges.
+  bool ignore_merges = false;
   std::vector<AddedTokenEntry> added_tokens;
   int32_t bos_id = -1;
   int32_t eos_id = -1;

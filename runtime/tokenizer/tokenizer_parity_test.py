@@ -39,12 +39,15 @@ def _take_inputs(argv: list[str]) -> list[str]:
         PATHS.setdefault(name, os.environ.get(name.upper(), ""))
         if not PATHS[name] or not os.path.exists(PATHS[name]):
             sys.exit(f"tokenizer_parity_test: give --{name}=PATH or {name.upper()}=PATH (got {PATHS[name]!r})")
+    # For a tokenizer whose regex is not GPT-2's: a GPT-2 one whose class
+    # tables the code-point test checked directly.
+    PATHS["reference_tokenizer_bin"] = os.environ.get("REFERENCE_TOKENIZER_BIN", "")
     return rest
 
 
-def run_cli(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
+def run_cli(*args: str, stdin: bytes = b"", tokenizer_bin: str = "") -> subprocess.CompletedProcess:
     result = subprocess.run(
-        [PATHS["tokenizer_cli"], f"--tokenizer={PATHS['tokenizer_bin']}", *args],
+        [PATHS["tokenizer_cli"], f"--tokenizer={tokenizer_bin or PATHS['tokenizer_bin']}", *args],
         input=stdin,
         capture_output=True,
         timeout=600,
@@ -92,6 +95,17 @@ class ParityTest(unittest.TestCase):
         got, timing = cli_encode(text)
         self.assertSameIds(text, expected, got)
         print(f"\nencode: {len(text.encode('utf-8'))} bytes, {len(got)} tokens identical; C++ {timing}", flush=True)
+        if PATHS["reference_tokenizer_bin"]:
+            # Only meaningful if this pre-tokenizer splits the corpus unlike
+            # GPT-2's: the same vocabulary must then give other ids.
+            gpt2 = run_cli("encode", stdin=text.encode("utf-8"), tokenizer_bin=PATHS["reference_tokenizer_bin"])
+            gpt2_ids = [int(token) for token in gpt2.stdout.split()]
+            self.assertNotEqual(gpt2_ids, got, "the corpus does not tell this pre-tokenizer from GPT-2's")
+            print(
+                f"vs GPT-2's regex on the same vocabulary: {len(gpt2_ids)} tokens, first differs at "
+                f"{first_difference(gpt2_ids, got)}",
+                flush=True,
+            )
 
         self.assertEqual(cli_decode(got), self.hf.decode(expected, skip_special_tokens=False))
         self.assertEqual(cli_decode(got, skip_special_tokens=True), self.hf.decode(expected, skip_special_tokens=True))
@@ -163,6 +177,15 @@ class ParityTest(unittest.TestCase):
         # a preceding "a" iff it is a letter, "1" iff a number, "!" iff neither
         # and not whitespace.
         tables = read_class_tables(PATHS["tokenizer_bin"])
+        if json.loads(self.hf.to_str())["pre_tokenizer"]["type"] != "ByteLevel":
+            # The probes below rely on GPT-2's regex ("!" + a letter is two
+            # pieces there, one piece in Llama 3's). The tables do not depend
+            # on the regex: they must equal those of a GPT-2 tokenizer that
+            # passed this test.
+            reference = PATHS["reference_tokenizer_bin"]
+            self.assertTrue(reference, "a non-GPT-2 tokenizer needs REFERENCE_TOKENIZER_BIN")
+            self.assertEqual(tables, read_class_tables(reference))
+            return
         pre_tokenizer = self.hf.pre_tokenizer
         code_points = [cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF]
 

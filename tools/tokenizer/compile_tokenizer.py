@@ -4,17 +4,23 @@
 
 The runtime (runtime/tokenizer/) has no JSON parser, no regex engine and no
 Unicode library: everything it needs is resolved here, once, into flat tables.
-Only what the runtime implements is accepted (GPT-2/SmolLM2-style: BPE model,
-no normalizer, ByteLevel pre-tokenizer with the GPT-2 regex, ByteLevel
-decoder, ChatML chat template); anything else is refused with an error rather
-than compiled into a tokenizer that would silently disagree with Hugging Face.
+Only what the runtime implements is accepted: a BPE model, no normalizer, a
+ByteLevel decoder, a ChatML chat template (or none), and one of three
+pre-tokenizers:
+  * GPT-2's (SmolLM2): ByteLevel with its own regex;
+  * Llama 3's: Split on the cl100k-style regex, then ByteLevel without one
+    (BPE with ignore_merges, as Llama 3 sets it, is accepted here);
+  * Qwen2's (Qwen2.5, Qwen3): the same with digits split one by one.
+Anything else is refused with an error rather than compiled into a tokenizer
+that would silently disagree with Hugging Face.
 
-File format, version 1. All integers are little-endian; u32 unsigned, i32
+File format, version 2. All integers are little-endian; u32 unsigned, i32
 signed (-1 = none). Nothing is aligned: the reader copies each field.
+Version 2 added the pre-tokenizer kinds 2 and 3 and PRTK's flags.
 
   header (20 bytes)
     u8[8]  magic  b"LLMBPETK"
-    u32    version = 1
+    u32    version = 2
     u32    payload_size   bytes after the header; the file is exactly 20 + this
     u32    payload_crc32  zlib.crc32 of the payload
 
@@ -35,7 +41,11 @@ signed (-1 = none). Nothing is aligned: the reader copies each field.
              flags: bit 0 special (dropped by decode(skip_special_tokens)),
              bit 1 normalized (matched in a second pass, as tokenizers does).
     b"SPEC"  i32 bos_id; i32 eos_id; u32 s; s x i32 stop_id (sorted)
-    b"PRTK"  u32 kind: 1 = ByteLevel, GPT-2 regex, no prefix space
+    b"PRTK"  u32 kind: 1 = ByteLevel with the GPT-2 regex, no prefix space;
+                       2 = the Llama 3 regex, then ByteLevel;
+                       3 = the Qwen2 regex, then ByteLevel
+             u32 flags: bit 0 ignore_merges (a piece that is a whole token is
+                       that token)
     b"CHAT"  u32 kind: 0 = none, 1 = ChatML
              u32 has_default_system; u32 length; u8 default_system_prompt[length]
     b"UNIC"  3 x (u32 count; count x (u32 first, u32 last)): the letter (\\p{L}),
@@ -68,8 +78,19 @@ for _name in ("tokenizer_json", "tokenizer_config", "out"):
     flags.mark_flag_as_required(_name)
 
 MAGIC = b"LLMBPETK"
-VERSION = 1
+VERSION = 2
 PRETOKENIZER_GPT2_BYTE_LEVEL = 1
+PRETOKENIZER_LLAMA3 = 2
+PRETOKENIZER_QWEN2 = 3
+BPE_IGNORE_MERGES = 1
+
+# The Split regexes the runtime implements (runtime/tokenizer/pre_tokenizer.h),
+# exactly as tokenizer.json spells them.
+_LLAMA3_PATTERN = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+_QWEN2_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+_SPLIT_PATTERNS = {_LLAMA3_PATTERN: PRETOKENIZER_LLAMA3, _QWEN2_PATTERN: PRETOKENIZER_QWEN2}
 CHAT_NONE = 0
 CHAT_CHATML = 1
 FLAG_SPECIAL = 1
@@ -139,6 +160,8 @@ class CompiledTokenizer:
     stop_ids: list[int]
     chat: ChatTemplate
     unicode_ranges: dict[str, list[tuple[int, int]]]
+    pre_tokenizer: int = PRETOKENIZER_GPT2_BYTE_LEVEL
+    ignore_merges: bool = False
 
 
 # ---------------------------------------------------------------------------
@@ -150,7 +173,44 @@ def _type_name(component: Any) -> str:
     return component.get("type", repr(component)) if isinstance(component, dict) else repr(component)
 
 
-def _check_supported(tokenizer: dict[str, Any]) -> None:
+def _pre_tokenizer_kind(pre: Any) -> int:
+    """The PRTK kind of a supported pre_tokenizer; UnsupportedTokenizerError for any other."""
+    expected = (
+        "ByteLevel with add_prefix_space=false and use_regex=true (the GPT-2 regex), or a Sequence of Split on the "
+        "Llama 3 or Qwen2 regex (behavior Isolated) and ByteLevel with use_regex=false"
+    )
+    if isinstance(pre, dict) and pre.get("type") == "ByteLevel":
+        if pre.get("add_prefix_space") or not pre.get("use_regex", True):
+            raise UnsupportedTokenizerError(
+                f"pre_tokenizer ByteLevel with add_prefix_space={pre.get('add_prefix_space')} "
+                f"use_regex={pre.get('use_regex', True)} is not supported: only {expected}"
+            )
+        return PRETOKENIZER_GPT2_BYTE_LEVEL
+    steps = pre.get("pretokenizers") if isinstance(pre, dict) and pre.get("type") == "Sequence" else None
+    if not (isinstance(steps, list) and len(steps) == 2 and all(isinstance(s, dict) for s in steps)):
+        raise UnsupportedTokenizerError(f"pre_tokenizer {_type_name(pre)!r} is not supported: only {expected}")
+    split, byte_level = steps
+    pattern = (split.get("pattern") or {}).get("Regex") if split.get("type") == "Split" else None
+    if pattern not in _SPLIT_PATTERNS:
+        raise UnsupportedTokenizerError(
+            f"pre_tokenizer Split on {pattern!r} is not supported: the runtime implements the Llama 3 and Qwen2 "
+            "regexes only, and splitting on another one would give other tokens"
+        )
+    if split.get("behavior") != "Isolated" or split.get("invert"):
+        raise UnsupportedTokenizerError(
+            f"pre_tokenizer Split with behavior={split.get('behavior')!r} invert={split.get('invert')!r} is not "
+            "supported: only behavior Isolated, invert false"
+        )
+    if byte_level.get("type") != "ByteLevel" or byte_level.get("use_regex", True) or byte_level.get("add_prefix_space"):
+        raise UnsupportedTokenizerError(
+            f"pre_tokenizer Sequence step 2 {byte_level!r} is not supported: only ByteLevel with use_regex=false and "
+            "add_prefix_space=false after the Split"
+        )
+    return _SPLIT_PATTERNS[pattern]
+
+
+def _check_supported(tokenizer: dict[str, Any]) -> int:
+    """The PRTK kind, after checking that the runtime implements everything the tokenizer does."""
     model = tokenizer.get("model") or {}
     if model.get("type") != "BPE":
         raise UnsupportedTokenizerError(f"model type {_type_name(model)!r} is not supported: only 'BPE' (byte-level)")
@@ -159,15 +219,7 @@ def _check_supported(tokenizer: dict[str, Any]) -> None:
             f"normalizer {_type_name(tokenizer['normalizer'])!r} is not supported: only byte-level BPE without a "
             "normalizer (normalizer: null)"
         )
-    pre = tokenizer.get("pre_tokenizer")
-    expected_pre = "ByteLevel with add_prefix_space=false and use_regex=true (the GPT-2 regex)"
-    if not isinstance(pre, dict) or pre.get("type") != "ByteLevel":
-        raise UnsupportedTokenizerError(f"pre_tokenizer {_type_name(pre)!r} is not supported: only {expected_pre}")
-    if pre.get("add_prefix_space") or not pre.get("use_regex", True):
-        raise UnsupportedTokenizerError(
-            f"pre_tokenizer ByteLevel with add_prefix_space={pre.get('add_prefix_space')} "
-            f"use_regex={pre.get('use_regex', True)} is not supported: only {expected_pre}"
-        )
+    kind = _pre_tokenizer_kind(tokenizer.get("pre_tokenizer"))
     decoder = tokenizer.get("decoder")
     if not isinstance(decoder, dict) or decoder.get("type") != "ByteLevel":
         raise UnsupportedTokenizerError(f"decoder {_type_name(decoder)!r} is not supported: only 'ByteLevel'")
@@ -178,14 +230,16 @@ def _check_supported(tokenizer: dict[str, Any]) -> None:
         "continuing_subword_prefix": bool(model.get("continuing_subword_prefix")),
         "end_of_word_suffix": bool(model.get("end_of_word_suffix")),
         "byte_fallback": bool(model.get("byte_fallback")),
-        "ignore_merges": bool(model.get("ignore_merges")),
+        # Llama 3 sets it; the runtime implements it with its regexes.
+        "ignore_merges": bool(model.get("ignore_merges")) and kind == PRETOKENIZER_GPT2_BYTE_LEVEL,
     }
     for option, is_set in unsupported_model_options.items():
         if is_set:
             raise UnsupportedTokenizerError(
                 f"BPE option {option}={model[option]!r} is not supported: only plain byte-level BPE (dropout null, no "
-                "subword prefix/suffix, byte_fallback false, ignore_merges false)"
+                "subword prefix/suffix, byte_fallback false, ignore_merges false with the GPT-2 pre-tokenizer)"
             )
+    return kind
 
 
 def _dense_vocab(tokenizer: dict[str, Any], char_to_byte: dict[str, int]) -> tuple[list[bytes], dict[str, int]]:
@@ -332,7 +386,7 @@ def _stop_ids(eos_id: int, added_tokens: list[AddedToken]) -> list[int]:
 
 
 def compile_tokenizer(tokenizer: dict[str, Any], config: dict[str, Any]) -> CompiledTokenizer:
-    _check_supported(tokenizer)
+    pre_tokenizer = _check_supported(tokenizer)
     alphabet = byte_level_alphabet()
     char_to_byte = {char: byte for byte, char in alphabet.items()}
     vocab, token_to_id = _dense_vocab(tokenizer, char_to_byte)
@@ -348,6 +402,8 @@ def compile_tokenizer(tokenizer: dict[str, Any], config: dict[str, Any]) -> Comp
         stop_ids=_stop_ids(eos_id, added_tokens),
         chat=_chat_template(config),
         unicode_ranges=unicode_classes.class_ranges(),
+        pre_tokenizer=pre_tokenizer,
+        ignore_merges=bool(tokenizer["model"].get("ignore_merges")),
     )
 
 
@@ -395,7 +451,7 @@ def serialize(compiled: CompiledTokenizer) -> bytes:
             _section(b"MRGS", merges),
             _section(b"ADDT", added),
             _section(b"SPEC", special),
-            _section(b"PRTK", _u32(PRETOKENIZER_GPT2_BYTE_LEVEL)),
+            _section(b"PRTK", _u32(compiled.pre_tokenizer, BPE_IGNORE_MERGES if compiled.ignore_merges else 0)),
             _section(b"CHAT", chat),
             _section(b"UNIC", unicode),
         )

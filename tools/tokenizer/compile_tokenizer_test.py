@@ -71,6 +71,45 @@ class CompileTokenizerTest(unittest.TestCase):
         )
         self.assertRefused("add_prefix_space=True", lambda t: t["pre_tokenizer"].update(add_prefix_space=True))
 
+    @staticmethod
+    def _split_on(pattern: str):
+        def edit(tokenizer: dict) -> None:
+            tokenizer["pre_tokenizer"] = {
+                "type": "Sequence",
+                "pretokenizers": [
+                    {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False},
+                    {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+                ],
+            }
+
+        return edit
+
+    def test_llama3_and_qwen2_pre_tokenizers(self):
+        def llama3(tokenizer: dict) -> None:
+            self._split_on(ct._LLAMA3_PATTERN)(tokenizer)
+            tokenizer["model"]["ignore_merges"] = True
+
+        compiled = self.compile(llama3)
+        self.assertEqual((compiled.pre_tokenizer, compiled.ignore_merges), (ct.PRETOKENIZER_LLAMA3, True))
+        prtk = ct.serialize(compiled).split(b"PRTK")[1]
+        self.assertEqual(prtk[:12], ct._u32(8, ct.PRETOKENIZER_LLAMA3, ct.BPE_IGNORE_MERGES))
+        compiled = self.compile(self._split_on(ct._QWEN2_PATTERN))
+        self.assertEqual((compiled.pre_tokenizer, compiled.ignore_merges), (ct.PRETOKENIZER_QWEN2, False))
+
+    def test_refuses_a_split_the_runtime_does_not_implement(self):
+        # One character off Llama 3's regex (\p{N}{1,4}): never a silent wrong split.
+        self.assertRefused(
+            "the runtime implements the Llama 3 and Qwen2 regexes only",
+            self._split_on(ct._LLAMA3_PATTERN.replace("{1,3}", "{1,4}")),
+        )
+        self.assertRefused(
+            "only behavior Isolated",
+            lambda t: (
+                self._split_on(ct._QWEN2_PATTERN)(t),
+                t["pre_tokenizer"]["pretokenizers"][0].update(behavior="Removed"),
+            ),
+        )
+
     def test_refuses_bpe_options(self):
         self.assertRefused("ignore_merges=True", lambda t: t["model"].update(ignore_merges=True))
         self.assertRefused("byte_fallback=True", lambda t: t["model"].update(byte_fallback=True))

@@ -1,11 +1,20 @@
-// Splits text into the pieces that GPT-2's pre-tokenizer regex matches,
+// Splits text into the pieces a byte-level BPE tokenizer's pre-tokenizer
+// regex matches, for the three regexes the runtime implements:
 //
-//   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+//   GPT-2 (SmolLM2):
+//     's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+|
+//     ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+//   Llama 3 (cl100k-style):
+//     (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
+//      ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+//   Qwen2 (Qwen2.5, Qwen3): Llama 3's, with \p{N} one digit at a time.
 //
 // without a regex engine: the alternatives are tried in order at each
 // position, as Oniguruma (tokenizers' engine) does, and since every character
 // is matched by some alternative the pieces tile the text. BPE then runs on
-// each piece separately.
+// each piece separately. tools/tokenizer/compile_tokenizer.py accepts a
+// tokenizer only when its regex is exactly one of these, so a pre-tokenizer
+// the runtime does not implement is refused, never split differently.
 //
 // Input need not be valid UTF-8 (tokenizers only ever sees valid text): each
 // maximal invalid subpart is one character of class "other", so it joins a
@@ -14,6 +23,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 #include <utility>
 
@@ -21,10 +31,13 @@
 
 namespace llm::tokenizer {
 
-class Gpt2PreTokenizer {
+// The compiled tokenizer file's PRTK kind.
+enum class PreTokenizerKind : uint32_t { kGpt2 = 1, kLlama3 = 2, kQwen2 = 3 };
+
+class PreTokenizer {
  public:
-  explicit Gpt2PreTokenizer(CodePointClassifier classifier)
-      : classifier_(std::move(classifier)) {}
+  PreTokenizer(PreTokenizerKind kind, CodePointClassifier classifier)
+      : kind_(kind), classifier_(std::move(classifier)) {}
 
   // Calls on_piece(std::string_view) for each piece of `text`, in order.
   template <typename OnPiece>
@@ -40,6 +53,8 @@ class Gpt2PreTokenizer {
   // `text`.
   size_t PieceLength(std::string_view text) const;
 
+  PreTokenizerKind kind() const { return kind_; }
+
  private:
   struct ClassifiedChar {
     CharClass char_class;
@@ -50,7 +65,14 @@ class Gpt2PreTokenizer {
   // End of the run of `char_class` characters that starts at `position`.
   size_t RunEnd(std::string_view text, size_t position,
                 CharClass char_class) const;
+  size_t Gpt2PieceLength(std::string_view text) const;
+  // Llama 3's regex; Qwen2's when max_digits is 1.
+  size_t Llama3PieceLength(std::string_view text, int max_digits) const;
+  // \s+(?!\S)|\s+ at a whitespace character, the last alternatives of all
+  // three regexes.
+  size_t WhitespaceLength(std::string_view text) const;
 
+  PreTokenizerKind kind_;
   CodePointClassifier classifier_;
 };
 
