@@ -65,6 +65,11 @@ void LlmRunner::BeginStats(GenerationStats* stats) const {
   stats->integrity_ms = program_->integrity_ms();
 }
 
+std::string LlmRunner::CheckTokens(const std::vector<int64_t>& ids,
+                                   const char* what) const {
+  return CheckIds(ids, what, program_->limits());
+}
+
 std::string LlmRunner::CheckConfig(const GenerationConfig& config) const {
   const std::string sampler_problem = ValidateSamplerConfig(config.sampler);
   if (!sampler_problem.empty()) return sampler_problem;

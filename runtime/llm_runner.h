@@ -89,6 +89,10 @@ class LlmRunner {
   void BeginStats(GenerationStats* stats) const;
   // Empty when `config` is usable with this program, else why not.
   std::string CheckConfig(const GenerationConfig& config) const;
+  // Empty when every id is a token of the model, else which one is not
+  // (`what` names the ids in the message, e.g. "prompt").
+  std::string CheckTokens(const std::vector<int64_t>& ids,
+                          const char* what) const;
 
   // Use Create(); public only so std::make_unique can reach it.
   struct Key {

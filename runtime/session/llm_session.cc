@@ -75,15 +75,8 @@ bool LlmSession::Feed(const std::vector<int64_t>& conversation, size_t from,
              " tokens over; start a new conversation or drop older turns";
     return false;
   }
-  for (int64_t id : conversation) {
-    if (id < 0 || id >= limits.vocab_size) {
-      *error = "token " + std::to_string(id) +
-               " is outside the vocabulary (0.." +
-               std::to_string(limits.vocab_size - 1) +
-               "); was it encoded with this model's tokenizer?";
-      return false;
-    }
-  }
+  *error = runner_->CheckTokens(conversation, "conversation");
+  if (!error->empty()) return false;
   stats->prompt_tokens = n;
   stats->reused_tokens = static_cast<int64_t>(from);
   stats->prefilled_tokens = n - static_cast<int64_t>(from);
