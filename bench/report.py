@@ -31,3 +31,13 @@ def write_report(folder: str, markdown: str) -> str:
     with open(path, "w", encoding="utf-8") as f:
         f.write(markdown)
     return path
+
+
+def publish(name: str, results: dict, markdown: str, out: str = "") -> str:
+    """Prints the report and writes both files into output_folder(name, out); returns the folder."""
+    folder = output_folder(name, out)
+    write_results(folder, results)
+    write_report(folder, markdown)
+    print("\n" + markdown)
+    print(f"{name}: wrote {folder}/: results.json, report.md")
+    return folder

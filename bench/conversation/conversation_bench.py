@@ -18,7 +18,7 @@ import tempfile
 
 from absl import app, flags
 
-from bench.report import output_folder, write_report, write_results
+from bench.report import publish
 from tools.python.runfile import runfile
 
 FLAGS = flags.FLAGS
@@ -125,12 +125,7 @@ def report(figures: dict) -> str:
 def main(argv: list[str]) -> None:
     del argv
     figures = measure()
-    markdown = report(figures)
-    print(markdown, end="")
-    out = output_folder("conversation", FLAGS.out)
-    write_results(out, figures)
-    write_report(out, markdown)
-    print(f"conversation: wrote {out}/: results.json, report.md")
+    publish("conversation", figures, report(figures), FLAGS.out)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ from absl import app, flags
 from bench.bench_venv import bench_python
 from bench.fixed_prompt import fixed_prompt_ids
 from bench.peers import pte_bytes
-from bench.report import output_folder, write_report, write_results
+from bench.report import publish
 from models.programs import resolve
 from runtime.llm_main_process import LlmMainError, generate_ids
 from tools.executorch.pte_runner import PteSession
@@ -405,12 +405,7 @@ def main(argv: list[str]) -> None:
         "decode_vs_llama_cpp": {"goal": DECODE_GOAL, "met": results["ratios_vs_llama_cpp"]["decode"] >= DECODE_GOAL},
         "ttft_vs_llama_cpp": {"goal": TTFT_GOAL, "met": results["ratios_vs_llama_cpp"]["ttft"] <= TTFT_GOAL},
     }
-    out = output_folder("peers", FLAGS.out)
-    write_results(out, results)
-    report = report_markdown(results)
-    write_report(out, report)
-    print("\n" + report)
-    print(f"peers: wrote {out}/: results.json, report.md")
+    publish("peers", results, report_markdown(results), FLAGS.out)
 
 
 if __name__ == "__main__":

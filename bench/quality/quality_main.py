@@ -34,7 +34,7 @@ from bench.answers.prompts import REPLY_TOKENS, ChatPrompt, greedy_replies, load
 from bench.bench_venv import bench_python
 from bench.quality.perplexity import QualityError, Score, score_window, windows
 from bench.quality.programs import PROGRAMS, QualityProgram
-from bench.report import output_folder, write_report, write_results
+from bench.report import publish
 from models.programs import resolve
 from tools.executorch.pte_runner import PteError, PteSession
 from tools.python.runfile import runfile
@@ -293,12 +293,7 @@ def main(argv: list[str]) -> None:
         "rows": rows,
         "free_running": free_running,
     }
-    out = output_folder("quality", FLAGS.out)
-    write_results(out, results)
-    report = report_markdown(results)
-    write_report(out, report)
-    print("\n" + report)
-    print(f"quality: wrote {out}/: results.json, report.md")
+    publish("quality", results, report_markdown(results), FLAGS.out)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 from absl import app, flags
 
-from bench.report import output_folder, write_report, write_results
+from bench.report import publish
 from rag import flat_index_format
 from tools.python.runfile import runfile
 
@@ -229,11 +229,7 @@ def main(argv: list[str]) -> None:
         f"{FLAGS.threads} threads; llama_int4 answers from the top {FLAGS.answer_passages} "
         f"({FLAGS.max_new_tokens} new tokens max). Times are medians.\n\n" + table(results) + "\n"
     )
-    print(report)
-    out = output_folder("rag", FLAGS.out)
-    write_results(out, {"questions": questions, "results": results})
-    write_report(out, report)
-    print(f"wrote {out}/report.md and results.json")
+    publish("rag", {"questions": questions, "results": results}, report, FLAGS.out)
 
 
 if __name__ == "__main__":
