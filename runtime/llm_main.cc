@@ -23,7 +23,6 @@
 #include "runtime/llm_runner.h"
 #include "runtime/runtime_log.h"
 #include "runtime/session/chat_session.h"
-#include "runtime/sha256.h"
 #include "runtime/tokenizer/bpe_tokenizer.h"
 #include "runtime/tokenizer/chat_template.h"
 #include "runtime/utf8_stream.h"
@@ -85,8 +84,8 @@ llm::cli::FlagSet DeclareFlags() {
   llm::cli::FlagSet flags("llm_main", kUsage);
   for (const char* name :
        {"model", "manifest", "tokenizer", "prompt", "prompt_file", "prompt_ids",
-        "chat", "system", "max_new_tokens", "temperature", "top_p", "seed",
-        "force_ids", "threads", "stats_json", "logits_out", "backend_library",
+        "system", "max_new_tokens", "temperature", "top_p", "seed", "force_ids",
+        "threads", "stats_json", "logits_out", "backend_library",
         "context_policy", "reply_reserve"}) {
     flags.Value(name);
   }
@@ -339,7 +338,7 @@ int main(int argc, char** argv) {
                   "cannot write --logits_out=" + flags.Get("logits_out"));
   }
   if (flags.Has("stats_json")) {
-    stats.model_sha256 = llm::Sha256File(options.program.pte_path);
+    stats.model_sha256 = runner->ProgramSha256();
     const std::string json = stats.ToJson();
     const std::string path = flags.Get("stats_json");
     if (path == "-") {

@@ -98,6 +98,8 @@ class LlmProgram {
   // "skipped") and what it cost.
   const std::string& integrity() const { return file_->integrity().status; }
   double integrity_ms() const { return file_->integrity().ms; }
+  // The program's sha256 (see LoadedProgram::Sha256).
+  std::string Sha256() const { return file_->Sha256(); }
   size_t planned_bytes() const { return arena_.size(); }
 
   // Feeds tokens at KV positions [start, start + count) and returns the

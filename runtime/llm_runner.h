@@ -58,6 +58,8 @@ class LlmRunner {
   uint32_t threads() const { return threads_; }
   double load_ms() const { return load_ms_; }
   double warmup_ms() const { return warmup_ms_; }
+  // The program's sha256, for the stats JSON: free after a verified load.
+  std::string ProgramSha256() const { return program_->Sha256(); }
 
   // Generates from `prompt` (token ids), starting with an empty KV cache.
   // Fills `stats` (timings, counts, allocations); false + error on bad input

@@ -1,9 +1,11 @@
 #include "runtime/loaded_program.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <utility>
 
 #include "runtime/runtime_log.h"
+#include "runtime/sha256.h"
 
 namespace llm {
 namespace {
@@ -87,7 +89,14 @@ std::unique_ptr<LoadedProgram> LoadedProgram::Open(const LoadOptions& options,
     return nullptr;
   }
   self->program_.emplace(std::move(program.get()));
+  self->file_ = file;
   return self;
+}
+
+std::string LoadedProgram::Sha256() const {
+  if (!integrity_.sha256.empty()) return integrity_.sha256;
+  return Sha256FileRange(file_.path, file_.offset,
+                         file_.length > 0 ? file_.length : UINT64_MAX);
 }
 
 }  // namespace llm

@@ -35,6 +35,9 @@ class LoadedProgram {
 
   executorch::runtime::Program& program() { return *program_; }
   const IntegrityResult& integrity() const { return integrity_; }
+  // The program's sha256: the one the integrity check computed, else read
+  // now (the whole program, so call it once).
+  std::string Sha256() const;
 
   // Use Open(); public only so std::make_unique can reach it. The program
   // points at its loader, so this object never moves once opened.
@@ -52,6 +55,7 @@ class LoadedProgram {
   std::optional<RangeDataLoader> range_loader_;
   std::optional<executorch::runtime::Program> program_;
   IntegrityResult integrity_;
+  ProgramFile file_;
 };
 
 // "ExecuTorch error 0x12: <the first error ExecuTorch logged>".

@@ -139,6 +139,7 @@ bool CheckProgramIntegrity(const ProgramFile& program,
     return false;
   }
   result->status = "verified";
+  result->sha256 = actual;
   result->ms = std::chrono::duration<double, std::milli>(
                    std::chrono::steady_clock::now() - start)
                    .count();

@@ -31,7 +31,8 @@ struct IntegrityOptions {
 struct IntegrityResult {
   // "verified", "no_manifest" or "skipped".
   std::string status;
-  double ms = 0;  // time spent reading and hashing
+  double ms = 0;       // time spent reading and hashing
+  std::string sha256;  // the program's, when it was verified
 };
 
 // The manifest the exporter would have written beside `pte_path`.

@@ -27,7 +27,6 @@
 #include "runtime/rag/retriever.h"
 #include "runtime/runtime_log.h"
 #include "runtime/session/chat_session.h"
-#include "runtime/sha256.h"
 #include "runtime/threadpool_control.h"
 #include "runtime/tokenizer/bpe_tokenizer.h"
 #include "runtime/utf8_stream.h"
@@ -399,7 +398,7 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
 
   if (flags.Has("stats_json")) {
-    generation.model_sha256 = llm::Sha256File(runner_options.program.pte_path);
+    generation.model_sha256 = runner->ProgramSha256();
     const std::string json =
         "{\n  \"retrieval\": " +
         RetrievalJson(hits, retrieval, &prompt, index_sha, dtype) +

@@ -10,7 +10,6 @@
 #include <utility>
 
 #include "runtime/runtime_log.h"
-#include "runtime/sha256.h"
 
 namespace llm::rag {
 
@@ -49,7 +48,7 @@ std::unique_ptr<Embedder> Embedder::Create(const std::string& pte_path,
       !self->PrepareForward(error)) {
     return nullptr;
   }
-  self->model_sha256_ = Sha256File(pte_path);
+  self->model_sha256_ = self->file_->Sha256();
   return self;
 }
 
