@@ -1,6 +1,6 @@
 """Exports a BERT sentence encoder (e.g. all-MiniLM-L6-v2) to an ExecuTorch .pte and writes its manifest.
 
-One invocation is one Bazel action (see private/encoder_pte.bzl). The program
+One invocation is one Bazel action (see the encoder_pte rule). The program
 is the whole sentence-transformers embedding in one method:
 
     forward(input_ids: int64[1, L], attention_mask: int64[1, L]) -> float32[1, dim]
@@ -15,17 +15,15 @@ bos = [CLS], eos = [SEP].
 
 from __future__ import annotations
 
-import collections
-import hashlib
 import json
-import logging
-import os
-import platform
-import sys
-import warnings
-from importlib import metadata
 
 from absl import app, flags
+
+from tools.executorch.export import errors, manifest
+from tools.executorch.export.digest import sha256_of
+from tools.executorch.export.errors import ExportError
+from tools.executorch.export.op_counts import count_ops
+from tools.executorch.export.special_tokens import SpecialTokens
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("config", None, "Hugging Face config.json of a BertModel.")
@@ -49,15 +47,6 @@ for _name in ("config", "weights", "tokenizer", "out_pte", "out_manifest"):
 
 # [CLS] [SEP] alone: the shortest input a WordPiece tokenizer produces.
 MIN_SEQ_LEN = 2
-
-
-class ExportError(Exception):
-    """Bad input; the message names the problem and the fix."""
-
-
-def sha256_of(path: str) -> str:
-    with open(path, "rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def read_bert_config(path: str) -> dict:
@@ -183,55 +172,13 @@ def quantize_8da8w(encoder) -> None:
     EmbeddingQuantHandler(encoder, bitwidth=8, group_size=None, packed=False, quantize_with_hqq=False).quantized_model()
 
 
-def count_ops(edge_program) -> dict:
-    """Counts operators left to the runtime vs. swallowed by delegates."""
-    non_delegated: collections.Counter = collections.Counter()
-    delegated = 0
-    delegate_calls = 0
-    backends = set()
-    graph_module = edge_program.graph_module
-    for node in graph_module.graph.nodes:
-        if node.op != "call_function" or "getitem" in str(node.target):
-            continue
-        if "executorch_call_delegate" in str(node.target):
-            delegate_calls += 1
-            lowered = getattr(graph_module, node.args[0].target)
-            backends.add(lowered.backend_id)
-            delegated += sum(
-                1
-                for n in lowered.original_module.graph.nodes
-                if n.op == "call_function" and "getitem" not in str(n.target)
-            )
-        else:
-            non_delegated[getattr(node.target, "__name__", str(node.target))] += 1
-    return {
-        "delegated": delegated,
-        "non_delegated": sum(non_delegated.values()),
-        "delegate_calls": delegate_calls,
-        "non_delegated_by_op": dict(sorted(non_delegated.items())),
-        "backends": sorted(backends),
-    }
-
-
-def versions() -> dict:
-    return {
-        "torch": metadata.version("torch"),
-        "executorch": metadata.version("executorch"),
-        "torchao": metadata.version("torchao"),
-        "python": platform.python_version(),
-    }
-
-
 def main(argv: list[str]) -> None:
     del argv
-    logging.getLogger().setLevel(logging.WARNING)
-    # torch/executorch deprecation chatter would bury real errors in the log.
-    warnings.filterwarnings("ignore", category=FutureWarning)
-    warnings.filterwarnings("ignore", category=UserWarning)
+    errors.quiet_libraries()
     try:
-        for what in ("config", "weights", "tokenizer"):
-            if not os.path.exists(getattr(FLAGS, what)):
-                raise ExportError(f"{what} file {getattr(FLAGS, what)} does not exist; check the sentence_encoder")
+        errors.require_files(
+            ((what, getattr(FLAGS, what)) for what in ("config", "weights", "tokenizer")), "check the sentence_encoder"
+        )
         config = read_bert_config(FLAGS.config)
         cls_id, sep_id = special_token_ids(FLAGS.tokenizer)
         if FLAGS.quantize == "8da8w" and FLAGS.backend != "xnnpack":
@@ -241,9 +188,7 @@ def main(argv: list[str]) -> None:
         torch.manual_seed(0)
         encoder, n_params = build_encoder(config)
     except ExportError as e:
-        sys.exit(f"export_encoder: error: {e}")
-
-    from google.protobuf import json_format
+        errors.fail("export_encoder", e)
 
     from tools.executorch import manifest_pb2
 
@@ -251,11 +196,9 @@ def main(argv: list[str]) -> None:
     with open(FLAGS.out_pte, "wb") as f:
         program.write_to_file(f)
 
-    manifest = manifest_pb2.PteManifest(
-        pte=os.path.basename(FLAGS.out_pte),
-        sha256=sha256_of(FLAGS.out_pte),
-        size_bytes=os.path.getsize(FLAGS.out_pte),
-        versions=manifest_pb2.Versions(**versions()),
+    pte_manifest = manifest_pb2.PteManifest(
+        **manifest.program_fields(FLAGS.out_pte),
+        versions=manifest.versions(),
         config=manifest_pb2.ExportConfig(
             model=FLAGS.model_label,
             quantize=FLAGS.quantize,
@@ -273,21 +216,13 @@ def main(argv: list[str]) -> None:
             vocab_size=config["vocab_size"],
             parameters=n_params,
         ),
-        ops=manifest_pb2.OpCounts(**ops),
-        tokenizer=manifest_pb2.TokenizerRef(
-            file=os.path.basename(FLAGS.tokenizer),
-            sha256=sha256_of(FLAGS.tokenizer),
-            bos_id=cls_id,
-            eos_ids=[sep_id],
-            has_chat_template=False,
+        ops=manifest_pb2.OpCounts(**ops.manifest_fields()),
+        tokenizer=manifest.tokenizer_ref(
+            FLAGS.tokenizer, SpecialTokens(bos_id=cls_id, eos_ids=[sep_id], has_chat_template=False)
         ),
         checkpoint_sha256=sha256_of(FLAGS.weights),
     )
-    with open(FLAGS.out_manifest, "w") as f:
-        f.write(
-            json_format.MessageToJson(manifest, sort_keys=True, indent=2, always_print_fields_with_no_presence=True)
-        )
-        f.write("\n")
+    manifest.write_manifest(FLAGS.out_manifest, pte_manifest)
 
 
 if __name__ == "__main__":

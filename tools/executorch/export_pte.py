@@ -1,6 +1,6 @@
 """Exports a llama checkpoint to an ExecuTorch .pte and writes its manifest.
 
-One invocation is one Bazel action (see private/executorch_pte.bzl). It runs
+One invocation is one Bazel action (see private/llm_pte.bzl). It runs
 ExecuTorch's llama export pipeline in-process with a config built from flags,
 so every knob that changes the output is visible on the command line and in
 the manifest.
@@ -8,18 +8,16 @@ the manifest.
 
 from __future__ import annotations
 
-import collections
-import hashlib
-import json
-import logging
 import os
-import platform
-import sys
-import warnings
-from importlib import metadata
 
 from absl import app, flags
 
+from tools.executorch.export import errors, manifest, upstream
+from tools.executorch.export.digest import sha256_of
+from tools.executorch.export.errors import ExportError
+from tools.executorch.export.manifest import ffn_hidden_dim
+from tools.executorch.export.op_counts import count_ops
+from tools.executorch.export.special_tokens import load_special_tokens
 from tools.executorch.quantize import recipe
 
 FLAGS = flags.FLAGS
@@ -47,31 +45,6 @@ for _name in ("checkpoint", "params", "tokenizer", "tokenizer_config", "out_pte"
     flags.mark_flag_as_required(_name)
 
 VALID_GROUP_SIZES = (32, 64, 128)
-# End-of-document markers of SmolLM2/Qwen and Llama 3.
-END_OF_TEXT_TOKENS = ("<|endoftext|>", "<|end_of_text|>")
-
-
-class ExportError(Exception):
-    """Bad input; the message names the problem and the fix."""
-
-
-def sha256_of(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def ffn_hidden_dim(params: dict) -> int:
-    """The feed-forward width; Llama 3.x params.json gives it only as a formula."""
-    if params.get("hidden_dim"):
-        return params["hidden_dim"]
-    hidden = int(2 * (4 * params["dim"]) / 3)
-    if params.get("ffn_dim_multiplier"):
-        hidden = int(params["ffn_dim_multiplier"] * hidden)
-    multiple_of = params.get("multiple_of", 256)
-    return multiple_of * ((hidden + multiple_of - 1) // multiple_of)
 
 
 def linear_in_features(params: dict) -> dict[str, int]:
@@ -138,28 +111,6 @@ def check_config(params: dict) -> list[str]:
     return skipped
 
 
-def load_special_tokens(tokenizer_json: str, tokenizer_config: str) -> tuple[int, list[int], bool]:
-    with open(tokenizer_json) as f:
-        added = {t["content"]: t["id"] for t in json.load(f).get("added_tokens", [])}
-    with open(tokenizer_config) as f:
-        config = json.load(f)
-
-    def token_id(name):
-        token = config.get(name)
-        if token is None:
-            return None
-        if token not in added:
-            raise ExportError(f"{name} {token!r} from tokenizer_config.json is not a special token of tokenizer.json")
-        return added[token]
-
-    bos = token_id("bos_token")
-    eos = token_id("eos_token")
-    # Chat models end a turn with eos_token but may also emit their
-    # end-of-document token; a runner must stop on either.
-    eos_ids = sorted({eos} | {added[t] for t in END_OF_TEXT_TOKENS if t in added}) if eos is not None else []
-    return (bos if bos is not None else -1), eos_ids, bool(config.get("chat_template"))
-
-
 def build_llm_config(params_path: str, checkpoint: str, metadata_json: str):
     from executorch.extension.llm.export.config.llm_config import LlmConfig, ModelType
 
@@ -192,19 +143,18 @@ def build_llm_config(params_path: str, checkpoint: str, metadata_json: str):
 def export_program(config):
     """Runs ExecuTorch's llama pipeline; returns its LLMEdgeManager after saving the .pte.
 
-    ExecuTorch's own recipes run inside _export_llama. Ours is a source
+    ExecuTorch's own recipes run its whole pipeline. Ours is a source
     transform added after ExecuTorch's (sdpa, embedding quantization), then
-    torch.export and XNNPACK lowering with one partitioner. _export_llama's
-    two (dynamic-quant linears first, then the rest) would cut every offset
+    torch.export and XNNPACK lowering with one partitioner. The stock
+    pipeline's two (dynamic-quant linears first, then the rest) would cut every offset
     term into delegates of its own: measured on SmolLM2, 364 delegate calls
     per token instead of 304, and 7 µs each.
     """
-    from executorch.examples.models.llama import export_llama_lib
     from executorch.extension.llm.export.partitioner_lib import get_xnnpack_partitioner
 
     if FLAGS.quantize != "8da4w_asym":
-        return export_llama_lib._export_llama(config)
-    manager = export_llama_lib._prepare_for_llama_export(config).source_transform(
+        return upstream.export_llama(config)
+    manager = upstream.load_llama(config).source_transform(
         [recipe.linear_transform(FLAGS.quantize, FLAGS.group_size, FLAGS.head_quantize)]
     )
     exported = manager.export()
@@ -218,84 +168,34 @@ def export_program(config):
     return builder
 
 
-def count_ops(edge_program) -> dict:
-    """Counts operators left to the runtime vs. swallowed by delegates."""
-    non_delegated: collections.Counter = collections.Counter()
-    delegated = 0
-    delegate_calls = 0
-    backends = set()
-    graph_module = edge_program.graph_module
-    for node in graph_module.graph.nodes:
-        if node.op != "call_function" or "getitem" in str(node.target):
-            continue
-        if "executorch_call_delegate" in str(node.target):
-            delegate_calls += 1
-            lowered = getattr(graph_module, node.args[0].target)
-            backends.add(lowered.backend_id)
-            delegated += sum(
-                1
-                for n in lowered.original_module.graph.nodes
-                if n.op == "call_function" and "getitem" not in str(n.target)
-            )
-        else:
-            name = getattr(node.target, "__name__", str(node.target))
-            non_delegated[name] += 1
-    return {
-        "delegated": delegated,
-        "non_delegated": sum(non_delegated.values()),
-        "delegate_calls": delegate_calls,
-        "non_delegated_by_op": dict(sorted(non_delegated.items())),
-        "backends": sorted(backends),
-    }
-
-
-def versions() -> dict:
-    return {
-        "torch": metadata.version("torch"),
-        "executorch": metadata.version("executorch"),
-        "torchao": metadata.version("torchao"),
-        "python": platform.python_version(),
-    }
-
-
 def main(argv: list[str]) -> None:
     del argv
-    logging.getLogger().setLevel(logging.WARNING)
-    # torch/executorch deprecation chatter would bury real errors in the log.
-    warnings.filterwarnings("ignore", category=FutureWarning)
-    warnings.filterwarnings("ignore", category=UserWarning)
+    errors.quiet_libraries()
     try:
-        for what in ("checkpoint", "params", "tokenizer", "tokenizer_config"):
-            if not os.path.exists(getattr(FLAGS, what)):
-                raise ExportError(f"{what} file {getattr(FLAGS, what)} does not exist: build the llm_checkpoint first")
-        with open(FLAGS.params) as f:
-            params = json.load(f)
+        errors.require_files(
+            ((what, getattr(FLAGS, what)) for what in ("checkpoint", "params", "tokenizer", "tokenizer_config")),
+            "build the llm_checkpoint first",
+        )
+        params = manifest.read_params(FLAGS.params)
         unquantized = check_config(params)
-        bos_id, eos_ids, has_template = load_special_tokens(FLAGS.tokenizer, FLAGS.tokenizer_config)
+        tokens = load_special_tokens(FLAGS.tokenizer, FLAGS.tokenizer_config)
     except ExportError as e:
-        sys.exit(f"export_pte: error: {e}")
+        errors.fail("export_pte", e)
 
     import torch
-    from google.protobuf import json_format
 
     from tools.executorch import manifest_pb2
 
     torch.manual_seed(0)
     # The runner reads these back from the .pte (get_bos_id, get_eos_ids ...).
-    runtime_metadata = json.dumps({"get_bos_id": bos_id, "get_eos_ids": eos_ids})
-    config = build_llm_config(FLAGS.params, FLAGS.checkpoint, runtime_metadata)
+    config = build_llm_config(FLAGS.params, FLAGS.checkpoint, tokens.runtime_metadata())
     config.export.output_name = os.path.abspath(FLAGS.out_pte)
     builder = export_program(config)
     ops = count_ops(builder.edge_manager.exported_program())
 
-    n_params = sum(
-        t.numel() for t in torch.load(FLAGS.checkpoint, map_location="cpu", mmap=True, weights_only=True).values()
-    )
-    manifest = manifest_pb2.PteManifest(
-        pte=os.path.basename(FLAGS.out_pte),
-        sha256=sha256_of(FLAGS.out_pte),
-        size_bytes=os.path.getsize(FLAGS.out_pte),
-        versions=manifest_pb2.Versions(**versions()),
+    pte_manifest = manifest_pb2.PteManifest(
+        **manifest.program_fields(FLAGS.out_pte),
+        versions=manifest.versions(),
         config=manifest_pb2.ExportConfig(
             model=FLAGS.model_label,
             quantize=FLAGS.quantize,
@@ -311,30 +211,12 @@ def main(argv: list[str]) -> None:
             dtype="fp32",
             unquantized_linears=unquantized,
         ),
-        architecture=manifest_pb2.Architecture(
-            dim=params["dim"],
-            n_layers=params["n_layers"],
-            n_heads=params["n_heads"],
-            n_kv_heads=params.get("n_kv_heads") or params["n_heads"],
-            hidden_dim=ffn_hidden_dim(params),
-            vocab_size=params["vocab_size"],
-            parameters=n_params,
-        ),
-        ops=manifest_pb2.OpCounts(**ops),
-        tokenizer=manifest_pb2.TokenizerRef(
-            file=os.path.basename(FLAGS.tokenizer),
-            sha256=sha256_of(FLAGS.tokenizer),
-            bos_id=bos_id,
-            eos_ids=eos_ids,
-            has_chat_template=has_template,
-        ),
+        architecture=manifest.llama_architecture(params, manifest.checkpoint_parameters(FLAGS.checkpoint)),
+        ops=manifest_pb2.OpCounts(**ops.manifest_fields()),
+        tokenizer=manifest.tokenizer_ref(FLAGS.tokenizer, tokens),
         checkpoint_sha256=sha256_of(FLAGS.checkpoint),
     )
-    with open(FLAGS.out_manifest, "w") as f:
-        f.write(
-            json_format.MessageToJson(manifest, sort_keys=True, indent=2, always_print_fields_with_no_presence=True)
-        )
-        f.write("\n")
+    manifest.write_manifest(FLAGS.out_manifest, pte_manifest)
 
 
 if __name__ == "__main__":

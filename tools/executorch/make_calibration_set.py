@@ -9,11 +9,12 @@ same text, tokenizer and flags give the same file.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 
 from absl import app, flags
+
+from tools.executorch.export.digest import sha256_of
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("text", None, "UTF-8 text, paragraphs separated by blank lines.")
@@ -24,11 +25,6 @@ flags.DEFINE_integer("max_tokens", 96, "Passages are cut at this many tokens.")
 flags.DEFINE_string("out", None, "Output JSON.")
 for _name in ("text", "tokenizer", "out"):
     flags.mark_flag_as_required(_name)
-
-
-def sha256_of(path: str) -> str:
-    with open(path, "rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def select_passages(paragraph_ids: list[list[int]], count: int, min_tokens: int, max_tokens: int) -> list[list[int]]:

@@ -1,0 +1,117 @@
+"""The assumptions upstream.py makes about the installed ExecuTorch, each checked on the tiny model.
+
+If one fails after an ExecuTorch upgrade, the adapter (not the recipes) is
+what needs the change, and the test's name says which step moved.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import unittest
+
+import torch
+
+from tools.executorch.export import upstream
+from tools.executorch.qnn_recipe import npu_graph, quantizer
+from tools.executorch.qnn_recipe.llm_config import qnn_llm_config
+from tools.python.runfile import runfile
+
+TINY = "models/tiny_random"
+MAX_CONTEXT_LEN = 32
+
+
+def tiny_qnn_config():
+    return qnn_llm_config(
+        runfile(f"{TINY}/checkpoint.pth"),
+        runfile(f"{TINY}/params.json"),
+        runfile(f"{TINY}/tokenizer.json"),
+        json.dumps({"get_bos_id": 1, "get_eos_ids": [2]}),
+        MAX_CONTEXT_LEN,
+        "SM8650",
+    )
+
+
+def exported_tiny(transforms=()):
+    torch.manual_seed(0)
+    manager = upstream.load_llama(tiny_qnn_config()).source_transform(list(transforms))
+    exported = manager.export()
+    exported.run_canonical_optimizations()
+    return exported
+
+
+def masks(module) -> list[torch.Tensor]:
+    return [b for name, b in module.named_buffers() if name.rpartition(".")[2] == "mask"]
+
+
+class UpstreamTest(unittest.TestCase):
+    def test_lower_to_qnn_keywords_exist(self):
+        from executorch.examples.models.llama import export_llama_lib
+
+        accepted = inspect.signature(export_llama_lib._to_edge_and_lower_llama).parameters
+        for keyword in (
+            "additional_passes",
+            "pt2e_quant_params",
+            "quantizers",
+            "quant_dtype",
+            "qnn",
+            "dtype_override",
+            "enable_dynamic_shape",
+            "use_kv_cache",
+            "pt2e_quantize",
+            "use_qnn_sha",
+            "num_sharding",
+            "soc_model",
+        ):
+            self.assertIn(keyword, accepted)
+
+    def test_lower_to_qnn_quantizes_only_with_quantizers(self):
+        # lower_to_qnn relies on the builder's pt2e step being a no-op for [].
+        from executorch.extension.llm.export.builder import LLMEdgeManager
+
+        source = inspect.getsource(LLMEdgeManager.pt2e_quantize)
+        self.assertIn("if quantizers:", source)
+        from executorch.examples.models.llama import export_llama_lib
+
+        self.assertIn(".pt2e_quantize(", inspect.getsource(export_llama_lib._to_edge_and_lower_llama))
+
+    def test_soc_table_knows_the_default_soc(self):
+        self.assertEqual(upstream.soc_table()["SM8650"], "V75")
+
+    def test_npu_transforms_replace_upstreams_mask_and_norms(self):
+        from executorch.examples.models.llama.llama_transformer import RMSNorm
+
+        stock = upstream.load_llama(tiny_qnn_config()).model
+        # ExecuTorch's QNN transforms install an -inf causal mask: the one ours replaces.
+        self.assertTrue(masks(stock))
+        self.assertTrue(all(torch.isinf(m).any() for m in masks(stock)))
+        self.assertTrue(any(isinstance(m, RMSNorm) for m in stock.modules()))
+
+        ours = upstream.load_llama(tiny_qnn_config()).source_transform(list(npu_graph.TRANSFORMS)).model
+        self.assertTrue(all(m.min().item() == npu_graph.MASKED_SCORE for m in masks(ours)))
+        self.assertFalse(any(isinstance(m, RMSNorm) for m in ours.modules()))
+        self.assertTrue(any(isinstance(m, torch.nn.RMSNorm) for m in ours.modules()))
+
+    def test_quantize_pt2e_is_the_builders_own_step(self):
+        theirs = exported_tiny(npu_graph.TRANSFORMS)
+        stock_quantizer, _ = quantizer.make_quantizer("SM8650", "16a4w")
+        # No calibration data: the builder calibrates on its example input.
+        theirs.pt2e_quantize([stock_quantizer])
+
+        ours = exported_tiny(npu_graph.TRANSFORMS)
+        our_quantizer, _ = quantizer.make_quantizer("SM8650", "16a4w")
+
+        def calibrate(prepared):
+            prepared(*ours.example_inputs, **(ours.example_kwarg_inputs or {}))
+
+        upstream.quantize_pt2e(ours, our_quantizer, calibrate)
+        self.assertEqual(ours.pre_autograd_graph_module.code, theirs.pre_autograd_graph_module.code)
+        their_state = theirs.pre_autograd_graph_module.state_dict()
+        our_state = ours.pre_autograd_graph_module.state_dict()
+        self.assertEqual(sorted(our_state), sorted(their_state))
+        for name, tensor in our_state.items():
+            self.assertTrue(torch.equal(tensor, their_state[name]), name)
+
+
+if __name__ == "__main__":
+    unittest.main()

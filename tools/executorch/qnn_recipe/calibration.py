@@ -1,0 +1,68 @@
+"""Calibration of a QNN program: passages of a calibration_set, each run token by token from position 0."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from tools.executorch.export.digest import sha256_of
+from tools.executorch.export.errors import ExportError
+
+# Fewer passages than this leave 16-bit activation ranges set by a handful of
+# tokens; outliers seen later then clip.
+MIN_PASSAGES = 8
+
+
+def load_passages(calibration: str, tokenizer_json: str, count: int, max_context_len: int) -> tuple[dict, list]:
+    """Returns the calibration_set record and `count` of its passages, at an even stride."""
+    with open(calibration) as f:
+        record = json.load(f)
+    if record["tokenizer_sha256"] != sha256_of(tokenizer_json):
+        raise ExportError(
+            f"{calibration} was tokenized with another tokenizer than this model's: give executorch_pte a "
+            "calibration_set whose model is this program's model"
+        )
+    if count < MIN_PASSAGES:
+        raise ExportError(
+            f"calibration_passages={count} is too small to set 16-bit activation ranges; use at least {MIN_PASSAGES}"
+        )
+    passages = record["passages"]
+    if len(passages) < count:
+        raise ExportError(
+            f"the calibration set holds {len(passages)} passages but calibration_passages={count}: raise the "
+            "calibration_set's passages or lower calibration_passages"
+        )
+    # An even stride, like the set itself, so a short run still spans the text.
+    stride = len(passages) / count
+    chosen = [passages[int(i * stride)] for i in range(count)]
+    longest = max(len(p) for p in chosen)
+    if longest > max_context_len:
+        raise ExportError(f"a calibration passage has {longest} tokens, more than max_context_len={max_context_len}")
+    return record, chosen
+
+
+def passage_calibrator(passages: list[list[int]]):
+    """A calibrate(prepared_module) callback that feeds each passage one token per call."""
+
+    def calibrate(prepared_module) -> None:
+        import torch
+
+        # A one-token step is thousands of tiny observer ops (aminmax per
+        # activation): with two threads they cost 15-40x more than with one,
+        # measured here, as every op waits on the thread pool. Min/max are
+        # exact, so the thread count cannot change the result.
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            with torch.no_grad():
+                for number, passage in enumerate(passages):
+                    for position, token in enumerate(passage):
+                        prepared_module(
+                            torch.tensor([[token]], dtype=torch.long),
+                            {"input_pos": torch.tensor([position], dtype=torch.long)},
+                        )
+                    print(f"calibrated passage {number + 1}/{len(passages)}", file=sys.stderr, flush=True)
+        finally:
+            torch.set_num_threads(threads)
+
+    return calibrate
