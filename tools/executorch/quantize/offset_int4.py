@@ -14,6 +14,8 @@ of x over that block. That second term is a small fp32 linear over the
 `in_features / 32` block means: exact, and no custom kernel. Its offsets
 cost 4 bytes per block of 32 weights, a quarter more than the int4 data.
 
+A linear's bias (Qwen2.5's q/k/v) is the offset linear's bias.
+
 The block means are an XNNPACK global average pool over an (n, blocks, 32, 1)
 view, so the whole linear stays inside the delegate.
 """
@@ -48,7 +50,7 @@ def asymmetric_blocks(weight: torch.Tensor, group: int) -> tuple[torch.Tensor, t
 
 
 class OffsetInt4Linear(nn.Module):
-    """y = x·(s·k)ᵀ on int8 dynamic activations + block_means(x)·(group·m)ᵀ."""
+    """y = x·(s·k)ᵀ on int8 dynamic activations + block_means(x)·(group·m)ᵀ (+ bias)."""
 
     def __init__(self, linear: nn.Linear, group: int) -> None:
         super().__init__()
@@ -57,8 +59,6 @@ class OffsetInt4Linear(nn.Module):
             IntxUnpackedToInt8TensorActivationQuantization,
         )
 
-        if linear.bias is not None:
-            raise ValueError("OffsetInt4Linear: llama linears have no bias")
         k, scale, offset = asymmetric_blocks(linear.weight, group)
         self.group = group
         self.in_features = linear.in_features
@@ -78,10 +78,14 @@ class OffsetInt4Linear(nn.Module):
         # Means rather than sums (XNNPACK has an average pool, not a sum), so
         # the offsets carry the factor `group`.
         self.offset = nn.Parameter(offset * group, requires_grad=False)
+        # Qwen2.5's q/k/v biases ride on the offset term's linear.
+        self.bias = None if linear.bias is None else nn.Parameter(linear.bias.detach().float(), requires_grad=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         lead = x.shape[:-1]
         blocks = self.in_features // self.group
         means = x.reshape(-1, blocks, self.group, 1).mean(dim=(2, 3), keepdim=True)
         means = means.reshape(*lead, blocks)
-        return nn.functional.linear(x, self.weight) + nn.functional.linear(means, self.offset)
+        if self.bias is None:
+            return nn.functional.linear(x, self.weight) + nn.functional.linear(means, self.offset)
+        return nn.functional.linear(x, self.weight) + nn.functional.linear(means, self.offset, self.bias)

@@ -89,9 +89,18 @@ class OffsetInt4LinearTest(unittest.TestCase):
         exact = linear(x).detach()
         self.assertLess(float((module(x) - exact).norm() / exact.norm()), 0.02)
 
-    def test_rejects_bias(self):
-        with self.assertRaisesRegex(ValueError, "bias"):
-            OffsetInt4Linear(torch.nn.Linear(64, 8, bias=True), GROUP)
+    def test_bias_is_added_exactly(self):
+        # Qwen2.5's q/k/v projections: the same layer with and without its bias.
+        torch.manual_seed(0)
+        biased = torch.nn.Linear(128, 48, bias=True)
+        with torch.no_grad():
+            biased.weight.copy_(q4_1_weight(48, 128, seed=3))
+        plain = torch.nn.Linear(128, 48, bias=False)
+        with torch.no_grad():
+            plain.weight.copy_(biased.weight)
+        x = torch.randn(1, 5, 128)
+        with_bias, without = OffsetInt4Linear(biased, GROUP)(x), OffsetInt4Linear(plain, GROUP)(x)
+        self.assertTrue(torch.allclose(with_bias - without, biased.bias.expand_as(without), atol=1e-5))
 
 
 if __name__ == "__main__":
