@@ -23,9 +23,9 @@
 #include "runtime/llm_runner.h"
 #include "runtime/runtime_log.h"
 #include "runtime/session/chat_session.h"
-#include "runtime/tokenizer/bpe_tokenizer.h"
-#include "runtime/tokenizer/chat_template.h"
 #include "runtime/utf8_stream.h"
+#include "tokenizer/runtime/bpe_tokenizer.h"
+#include "tokenizer/runtime/chat_template.h"
 
 namespace {
 
@@ -52,7 +52,7 @@ Model:
   --model=PATH           the .pte (mmap'd)
   --manifest=PATH        its manifest [<model without .pte>.manifest.json]
   --skip_integrity_check do not check the .pte against its manifest's sha256
-  --tokenizer=PATH       compiled tokenizer (.tok from //runtime/tokenizer)
+  --tokenizer=PATH       compiled tokenizer (.tok from //tokenizer/runtime)
   --chat=true|false      wrap --prompt in the model's chat template [true]
   --system=TEXT          system message for the chat template
 Generation:
@@ -187,8 +187,8 @@ int main(int argc, char** argv) {
     if (!flags.Has("tokenizer")) {
       return Fail(kUsageError,
                   "--interactive needs --tokenizer (bazel build "
-                  "//runtime/tokenizer:smollm2 gives "
-                  "bazel-bin/runtime/tokenizer/smollm2.tok)");
+                  "//tokenizer/runtime:smollm2 gives "
+                  "bazel-bin/tokenizer/runtime/smollm2.tok)");
     }
     llm::ChatOptions chat_options;
     chat_options.program = program;
@@ -255,8 +255,8 @@ int main(int argc, char** argv) {
     if (!tokenizer) {
       return Fail(kUsageError,
                   "a text prompt needs --tokenizer (bazel build "
-                  "//runtime/tokenizer:smollm2 "
-                  "gives bazel-bin/runtime/tokenizer/smollm2.tok)");
+                  "//tokenizer/runtime:smollm2 "
+                  "gives bazel-bin/tokenizer/runtime/smollm2.tok)");
     }
     // Instruct models answer properly only inside their chat template.
     if (flags.On("chat", true) && tokenizer->chat_template() != nullptr) {

@@ -3,7 +3,6 @@
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
 #include <executorch/runtime/platform/runtime.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -21,43 +20,11 @@ using executorch::aten::Tensor;
 using executorch::aten::TensorImpl;
 using executorch::runtime::Error;
 using executorch::runtime::EValue;
-using executorch::runtime::HierarchicalAllocator;
-using executorch::runtime::MemoryAllocator;
 using executorch::runtime::MemoryManager;
 using executorch::runtime::Method;
-using executorch::runtime::MethodMeta;
 using executorch::runtime::Program;
-using executorch::runtime::Span;
 
-namespace {
-
-constexpr size_t kArenaAlignment = 64;
-
-size_t AlignUp(size_t n) {
-  return (n + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-}
-
-}  // namespace
-
-MappedArena::MappedArena(size_t bytes) : size_(bytes) {
-  if (bytes == 0) return;
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  data_ = p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
-}
-
-MappedArena::~MappedArena() {
-  if (data_ != nullptr) munmap(data_, size_);
-}
-
-MappedArena& MappedArena::operator=(MappedArena&& other) noexcept {
-  if (this != &other) {
-    if (data_ != nullptr) munmap(data_, size_);
-    data_ = std::exchange(other.data_, nullptr);
-    size_ = std::exchange(other.size_, 0);
-  }
-  return *this;
-}
+namespace {}  // namespace
 
 std::unique_ptr<LlmProgram> LlmProgram::Load(const ProgramOptions& options,
                                              std::string* error) {
@@ -137,20 +104,12 @@ bool LlmProgram::PrepareForward(const ProgramOptions& options,
         std::min<int64_t>(limits_.max_seq_len, tokens_meta->sizes()[1]);
   }
 
-  const size_t count = meta->num_memory_planned_buffers();
-  std::vector<size_t> sizes(count);
-  size_t total = 0;
-  for (size_t i = 0; i < count; ++i) {
-    sizes[i] = static_cast<size_t>(meta->memory_planned_buffer_size(i).get());
-    total += AlignUp(sizes[i]);
-  }
   executorch::runtime::MemoryAllocator* temp = &heap_temp_allocator_;
   if (options.static_arena) {
-    // One arena for all planned buffers, each slice 64-byte aligned, and a
-    // fixed arena for kernels' temp memory.
-    arena_ = MappedArena(total);
-    if (!arena_.ok()) {
-      *error = "cannot map " + std::to_string(total >> 20) +
+    // One arena for all planned buffers and a fixed arena for kernels' temp
+    // memory.
+    if (!planned_.Map(*meta)) {
+      *error = "cannot map " + std::to_string(planned_.bytes() >> 20) +
                " MiB for the memory plan; free memory or export a shorter "
                "max_context_len";
       return false;
@@ -161,27 +120,15 @@ bool LlmProgram::PrepareForward(const ProgramOptions& options,
                std::to_string(options.temp_arena_bytes) + " bytes";
       return false;
     }
-    size_t offset = 0;
-    for (size_t i = 0; i < count; ++i) {
-      planned_spans_.emplace_back(arena_.data() + offset, sizes[i]);
-      offset += AlignUp(sizes[i]);
-    }
     temp_allocator_.emplace(static_cast<uint32_t>(temp_arena_.size()),
                             temp_arena_.data());
     temp = &*temp_allocator_;
-  } else {
-    for (size_t i = 0; i < count; ++i) {
-      heap_buffers_.emplace_back(static_cast<uint8_t*>(std::malloc(sizes[i])),
-                                 &std::free);
-      if (sizes[i] > 0 && heap_buffers_.back() == nullptr) {
-        *error = "out of memory for planned buffer " + std::to_string(i);
-        return false;
-      }
-      planned_spans_.emplace_back(heap_buffers_.back().get(), sizes[i]);
-    }
+  } else if (!planned_.AllocateOnHeap(*meta)) {
+    *error = "out of memory for the memory plan (" +
+             std::to_string(planned_.bytes()) + " bytes)";
+    return false;
   }
-  planned_.emplace(Span<Span<uint8_t>>(planned_spans_.data(), count));
-  memory_manager_.emplace(&method_allocator_, &*planned_, temp);
+  memory_manager_.emplace(&method_allocator_, planned_.allocator(), temp);
 
   ClearRuntimeError();
   auto method = program_->load_method("forward", &*memory_manager_);

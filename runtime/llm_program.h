@@ -11,7 +11,6 @@
 #pragma once
 
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
-#include <executorch/runtime/core/hierarchical_allocator.h>
 #include <executorch/runtime/core/memory_allocator.h>
 #include <executorch/runtime/executor/memory_manager.h>
 #include <executorch/runtime/executor/method.h>
@@ -25,6 +24,7 @@
 #include <vector>
 
 #include "runtime/loaded_program.h"
+#include "runtime/planned_memory.h"
 #include "runtime/program_integrity.h"
 
 namespace llm {
@@ -57,27 +57,6 @@ struct ProgramLimits {
   std::vector<int64_t> eos_ids;
 };
 
-// An anonymous, page-aligned mapping, unmapped on destruction. Pages are
-// committed only when first touched, so unused cache rows cost no RSS.
-class MappedArena {
- public:
-  MappedArena() = default;
-  explicit MappedArena(size_t bytes);
-  ~MappedArena();
-  MappedArena(const MappedArena&) = delete;
-  MappedArena& operator=(const MappedArena&) = delete;
-  MappedArena(MappedArena&& other) noexcept { *this = std::move(other); }
-  MappedArena& operator=(MappedArena&& other) noexcept;
-
-  uint8_t* data() const { return data_; }
-  size_t size() const { return size_; }
-  bool ok() const { return data_ != nullptr || size_ == 0; }
-
- private:
-  uint8_t* data_ = nullptr;
-  size_t size_ = 0;
-};
-
 class LlmProgram {
  public:
   // Loads and verifies the program and prepares `forward`. On failure returns
@@ -100,7 +79,6 @@ class LlmProgram {
   double integrity_ms() const { return file_->integrity().ms; }
   // The program's sha256 (see LoadedProgram::Sha256).
   std::string Sha256() const { return file_->Sha256(); }
-  size_t planned_bytes() const { return arena_.size(); }
 
   // Feeds tokens at KV positions [start, start + count) and returns the
   // logits of the last one (vocab_size floats, valid until the next call).
@@ -118,13 +96,10 @@ class LlmProgram {
   // forward's memory: method bookkeeping (load time only), planned buffers,
   // temp scratch.
   executorch::extension::MallocMemoryAllocator method_allocator_;
-  MappedArena arena_;
-  std::vector<executorch::runtime::Span<uint8_t>> planned_spans_;
-  std::optional<executorch::runtime::HierarchicalAllocator> planned_;
+  PlannedMemory planned_;
   MappedArena temp_arena_;
   std::optional<executorch::runtime::MemoryAllocator> temp_allocator_;
   // Only with static_arena = false.
-  std::vector<std::unique_ptr<uint8_t, void (*)(void*)>> heap_buffers_;
   executorch::extension::MallocMemoryAllocator heap_temp_allocator_;
   std::optional<executorch::runtime::MemoryManager> memory_manager_;
   std::optional<executorch::runtime::Method> forward_;

@@ -1,16 +1,16 @@
 """Public API for the C++ runtime's tokenizer files.
 
-    load("//tools/tokenizer:defs.bzl", "compiled_tokenizer", "wordpiece_vocab")
+    load("//tokenizer:defs.bzl", "compiled_tokenizer", "wordpiece_vocab")
 
 compiled_tokenizer: a Hugging Face byte-level BPE tokenizer.json turned into
 the file the runtime's BpeTokenizer loads. wordpiece_vocab: a sentence
 encoder's tokenizer.json turned into the file its WordPiece tokenizer loads.
-Both compilers live here (compile_tokenizer.py, compile_wordpiece.py); the
-C++ tokenizers that read their files are in runtime/tokenizer.
+Both compilers are in tokenizer/compiler; the C++ tokenizers that read their
+files are in tokenizer/runtime.
 """
 
-load("//tools/tokenizer/private:compiled_tokenizer.bzl", _compiled_tokenizer = "compiled_tokenizer")
-load("//tools/tokenizer/private:wordpiece_vocab.bzl", _wordpiece_vocab = "wordpiece_vocab")
+load("//tokenizer/private:compiled_tokenizer.bzl", _compiled_tokenizer = "compiled_tokenizer")
+load("//tokenizer/private:wordpiece_vocab.bzl", _wordpiece_vocab = "wordpiece_vocab")
 
 compiled_tokenizer = _compiled_tokenizer
 wordpiece_vocab = _wordpiece_vocab

@@ -23,7 +23,7 @@ from tools.python.runfile import runfile
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("model", "models/llama_int4.pte", "The program (a runfiles path or your own).")
-flags.DEFINE_string("tokenizer", "runtime/tokenizer/smollm2.tok", "Its compiled tokenizer.")
+flags.DEFINE_string("tokenizer", "tokenizer/runtime/smollm2.tok", "Its compiled tokenizer.")
 flags.DEFINE_integer("runs", 3, "Repetitions of each mode, alternating.")
 flags.DEFINE_integer("max_new_tokens", 48, "Reply length cap per turn.")
 flags.DEFINE_integer("threads", 2, "CPU threads.")

@@ -27,13 +27,13 @@ def arm64_libraries() -> list[str]:
 
 
 class DeviceBenchTest(unittest.TestCase):
-    def run_bench(self, phone_home: str, out: str, runs: int) -> subprocess.CompletedProcess:
+    def run_bench(self, phone_home: str, out: str, runs: int, plan: str = "tiny") -> subprocess.CompletedProcess:
         env = dict(os.environ, FAKE_ADB_HOME=phone_home)
         return subprocess.run(
             [
                 workspace_file("bench/device/device"),
                 f"--adb={workspace_file('bench/device/fake_adb')}",
-                "--plan=tiny",
+                f"--plan={plan}",
                 f"--runs={runs}",
                 "--warmup=1",
                 "--prompt_tokens=16",
@@ -105,6 +105,22 @@ class DeviceBenchTest(unittest.TestCase):
                 with open(os.path.join(out, plot), "rb") as f:
                     self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", plot)
                 self.assertIn(f"]({plot})", report)
+
+    def test_every_hugging_face_family_runs_on_the_phone(self) -> None:
+        with tempfile.TemporaryDirectory() as phone, tempfile.TemporaryDirectory() as out:
+            result = self.run_bench(phone, out, runs=1, plan="hf_tiny")
+            self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+            with open(os.path.join(out, "results.json")) as f:
+                variants = json.load(f)["variants"]
+            self.assertEqual(
+                [v["stage"] for v in variants],
+                [f"{family} {kind}" for family in ("Llama 3", "Qwen2.5", "Qwen3") for kind in ("fp32", "int4")],
+            )
+            for variant in variants:
+                self.assertEqual(variant["status"], "ok", variant.get("error"))
+                (run,) = variant["runs"]
+                self.assertEqual(run["stats"]["generated_tokens"], 8)
+                self.assertEqual(run["stats"]["integrity"], "verified")
 
     def test_disconnect_mid_run_keeps_finished_runs(self) -> None:
         with tempfile.TemporaryDirectory() as phone, tempfile.TemporaryDirectory() as out:

@@ -38,6 +38,13 @@ PLANS = {
         Variant("+ int4 (8da4w, XNNPACK)", "tiny_8da4w"),
         Variant("int4 without the static arena", "tiny_8da4w", runner_flags=("--no_static_arena",)),
     ),
+    # One tiny model per Hugging Face family (//models/hf_fixtures), fp32 and
+    # with the 4-bit recipe: each family's graph on the phone's runner.
+    "hf_tiny": tuple(
+        Variant(f"{family} {stage}", f"{program}_tiny_{suffix}")
+        for family, program in (("Llama 3", "llama3"), ("Qwen2.5", "qwen2_5"), ("Qwen3", "qwen3"))
+        for stage, suffix in (("fp32", "fp32"), ("int4", "int4"))
+    ),
     # The QNN stage alone on the tiny model: small enough for the simulator,
     # so tests run the whole QNN path on the host and its checks on a phone.
     "tiny_qnn": (Variant("+ QNN NPU", "tiny_qnn", delegate="qnn"),),

@@ -1,10 +1,10 @@
 """Embedding speed of the C++ embedder: ms per query and per passage, fp32 and int8, 1 and 2 threads.
 
-    bazel run //runtime/rag:embed_bench [-- --rounds=3]
+    bazel run //bench:embedder [-- --rounds=3]
 
 Queries are short questions (the `ask` path: one query per question);
 passages are 100 paragraphs of Pride and Prejudice, cut at 256 tokens (the
-index-building path). Each cell is the median over rounds of //runtime/rag:embed's
+index-building path). Each cell is the median over rounds of //rag/runtime:embed's
 median ms per embed, in fresh processes. Prints a Markdown table.
 """
 
@@ -63,7 +63,7 @@ def embed_stats(pte: str, jsonl: str, threads: int, scratch: str) -> dict:
     stats = os.path.join(scratch, "stats.json")
     subprocess.run(
         [
-            runfile("runtime/rag/embed"),
+            runfile("rag/runtime/embed"),
             f"--pte={runfile(f'models/{pte}.pte')}",
             f"--vocab={runfile('models/minilm_l6_vocab.wpt')}",
             f"--input={jsonl}",

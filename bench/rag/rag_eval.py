@@ -1,7 +1,7 @@
 """Local RAG over two Austen novels: retrieval quality, speed and answers.
 
-    bazel run //bench/rag:eval                      # both variants, 30 questions
-    bazel run //bench/rag:eval -- --variants=int8 --limit=5 --max_new_tokens=32
+    bazel run //bench:rag                           # both variants, 30 questions
+    bazel run //bench:rag -- --variants=int8 --limit=5 --max_new_tokens=32
 
 For each variant (an index and the embedder that built it: `int8` is the
 device default, int8 embedder + int8 vectors; `fp32` is fp32 + fp32) and each
@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from absl import app, flags
 
 from bench.report import publish
-from rag import flat_index_format
+from rag.index import flat_index_format
 from tools.python.runfile import runfile
 
 FLAGS = flags.FLAGS
@@ -83,9 +83,9 @@ def hit(passage: dict, span: tuple[str, int, int]) -> bool:
 
 def run_ask(index: str, embedder: str, question: str, stats_path: str) -> tuple[str, dict]:
     result = subprocess.run(
-        [runfile("runtime/rag/ask"), f"--index={runfile(index + '.flat')}", f"--embedder={runfile(embedder)}",
+        [runfile("rag/runtime/ask"), f"--index={runfile(index + '.flat')}", f"--embedder={runfile(embedder)}",
          f"--vocab={runfile('models/minilm_l6_vocab.wpt')}", f"--model={runfile('models/llama_int4.pte')}",
-         f"--tokenizer={runfile('runtime/tokenizer/smollm2.tok')}", f"--top_k={FLAGS.answer_passages}",
+         f"--tokenizer={runfile('tokenizer/runtime/smollm2.tok')}", f"--top_k={FLAGS.answer_passages}",
          f"--max_new_tokens={FLAGS.max_new_tokens}", f"--threads={FLAGS.threads}", "--warmup",
          f"--stats_json={stats_path}", question],
         capture_output=True, text=True, check=True, timeout=600,
@@ -106,18 +106,18 @@ def host_and_device_search(index: str, embedder: str, questions: list[dict], tmp
             f.write(json.dumps({"text": question["question"]}) + "\n")
     vectors = os.path.join(tmp, "questions.f32")
     subprocess.run(
-        [runfile("runtime/rag/embed"), f"--pte={runfile(embedder)}", f"--vocab={runfile('models/minilm_l6_vocab.wpt')}",
+        [runfile("rag/runtime/embed"), f"--pte={runfile(embedder)}", f"--vocab={runfile('models/minilm_l6_vocab.wpt')}",
          f"--input={texts}", f"--output={vectors}", f"--threads={FLAGS.threads}"],
         check=True, capture_output=True, timeout=600,
     )  # fmt: skip
     device = subprocess.run(
-        [runfile("runtime/rag/rag_search"), f"--index={runfile(index + '.flat')}", f"--queries={vectors}",
+        [runfile("rag/runtime/rag_search"), f"--index={runfile(index + '.flat')}", f"--queries={vectors}",
          f"--k={FLAGS.top_k}", f"--repeat={FLAGS.search_repeats}"],
         capture_output=True, text=True, check=True, timeout=600,
     )  # fmt: skip
     env = {"PATH": "/usr/bin:/bin", "RUST_LOG": "error", "HOME": "/tmp"}
     host = subprocess.run(
-        [runfile(os.environ["RAG_PYTHON"]), runfile("rag/lancedb_search.py"), "--db", runfile(index + ".lancedb"),
+        [runfile(os.environ["RAG_PYTHON"]), runfile("rag/index/lancedb_search.py"), "--db", runfile(index + ".lancedb"),
          "--queries", vectors, "--k", str(FLAGS.top_k), "--repeat", str(FLAGS.search_repeats)],
         capture_output=True, text=True, check=True, env=env, timeout=1200,
     )  # fmt: skip

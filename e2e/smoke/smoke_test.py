@@ -6,7 +6,7 @@ import hashlib
 import json
 import unittest
 
-from rag import flat_index_format
+from rag.index import flat_index_format
 from tools.executorch.pte_runner import PteSession
 
 
@@ -26,6 +26,16 @@ class SmokeTest(unittest.TestCase):
         tokens = session.greedy(prompt, max_new_tokens=8)
         self.assertEqual(len(tokens), 8)
         self.assertTrue(all(0 <= t < 512 for t in tokens), tokens)
+
+    def test_hugging_face_folder_became_a_program(self) -> None:
+        session = PteSession("unseen_int4.pte", "tokenizer.json", "tokenizer_config.json")
+        self.assertEqual(session.limits.max_context_len, 128)
+        tokens = session.greedy(session.encode(session.chat_prompt("Hello")), max_new_tokens=8)
+        self.assertEqual(len(tokens), 8)
+        self.assertTrue(all(0 <= t < 512 for t in tokens), tokens)
+        with open("unseen_int4.manifest.json", encoding="utf-8") as f:
+            manifest = json.load(f)
+        self.assertEqual((manifest["architecture"]["nLayers"], manifest["architecture"]["dim"]), (3, 96))
 
     def test_manifest_describes_the_program(self) -> None:
         with open("tiny_fp32.manifest.json", encoding="utf-8") as f:

@@ -1,4 +1,9 @@
-"""llama_int4 (4-bit .pte) predicts what Hugging Face's eager fp32 model predicts.
+"""A .pte predicts what Hugging Face's eager fp32 model of the same checkpoint predicts.
+
+The checkpoint is SmolLM2's GGUF (AGREEMENT_GGUF unset) or a Hugging Face
+folder (AGREEMENT_HF_CONFIG: its config.json, workspace-relative), and
+AGREEMENT_CHECKPOINT names the llm_checkpoint whose tokenizer files the
+program ships with.
 
 Teacher-forced top-1 agreement: Hugging Face greedily generates 32 tokens for
 each chat prompt; the .pte is fed the same prompt and the same tokens, and at
@@ -37,9 +42,16 @@ PTE = os.environ.get("AGREEMENT_PTE", "llama_int4")
 THRESHOLD = float(os.environ.get("AGREEMENT_THRESHOLD", "0.6"))
 
 
+CHECKPOINT = os.environ.get("AGREEMENT_CHECKPOINT", "smollm2_135m")
+HF_CONFIG = os.environ.get("AGREEMENT_HF_CONFIG")
+
+
 def hf_model():
     from transformers import AutoModelForCausalLM
 
+    if HF_CONFIG:
+        folder = os.path.dirname(workspace_file(HF_CONFIG))
+        return AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
     gguf = _gguf()
     with tempfile.TemporaryDirectory() as scratch:
         os.symlink(gguf, os.path.join(scratch, "model.gguf"))
@@ -61,8 +73,8 @@ class HfAgreementTest(unittest.TestCase):
         torch.manual_seed(0)
         session = PteSession(
             workspace_file(f"models/{PTE}.pte"),
-            workspace_file("models/smollm2_135m/tokenizer.json"),
-            workspace_file("models/smollm2_135m/tokenizer_config.json"),
+            workspace_file(f"models/{CHECKPOINT}/tokenizer.json"),
+            workspace_file(f"models/{CHECKPOINT}/tokenizer_config.json"),
         )
         model = hf_model()
         agree = total = 0

@@ -1,7 +1,7 @@
 """Chunks one document for the rag_index rule (one action per document).
 
 Writes the chunk texts as JSON lines for the embedder (`{"text": ...}`, the
-input of //runtime/rag:embed) and the chunks' byte ranges for the index.
+input of //rag/runtime:embed) and the chunks' byte ranges for the index.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import hashlib
 import json
 import sys
 
-from rag.chunking import DocumentError, chunk_document, wordpiece_counter
+from rag.index.chunking import DocumentError, chunk_document, wordpiece_counter
 
 
 def main() -> int:

@@ -1,4 +1,4 @@
-"""rag/chunking.py: budgets, exact offsets, overlap, determinism, bad input."""
+"""rag/index/chunking.py: budgets, exact offsets, overlap, determinism, bad input."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import subprocess
 import tempfile
 import unittest
 
-from rag.chunking import DocumentError, chunk_document, wordpiece_counter
+from rag.index.chunking import DocumentError, chunk_document, wordpiece_counter
 from tools.python.runfile import runfile
 
 TOKENIZER_JSON = runfile(os.environ["MINILM_TOKENIZER"])
@@ -97,7 +97,7 @@ class ChunkingTest(unittest.TestCase):
                 with open(path, "wb") as f:
                     f.write(data)
                 result = subprocess.run(
-                    [runfile("rag/chunk_document"), "--document", path, "--name", name, "--tokenizer", TOKENIZER_JSON,
+                    [runfile("rag/index/chunk_document"), "--document", path, "--name", name, "--tokenizer", TOKENIZER_JSON,
                      "--chunk_tokens", "256", "--overlap_tokens", "32", "--out_texts", path + ".jsonl", "--out_chunks", path + ".json"],
                     capture_output=True, text=True, timeout=120,
                 )  # fmt: skip

@@ -1,7 +1,7 @@
 """The device's flat index file: format version 1, written and read here.
 
 One file, little-endian, every section 64-byte aligned so that the C++
-runtime (runtime/rag/flat_index.h) can mmap it and use the vectors in place.
+runtime (rag/runtime/flat_index.h) can mmap it and use the vectors in place.
 
   header (128 bytes)
      0  char[8]   magic "LLMRAGIX"

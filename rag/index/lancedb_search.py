@@ -2,7 +2,7 @@
 
     lancedb_search.py --db bazel-bin/rag/austen_int8.lancedb --queries q.f32 --k 5
 
---queries holds raw float32 rows (what //runtime/rag:embed writes). Prints one
+--queries holds raw float32 rows (what //rag/runtime:embed writes). Prints one
 JSON line per query, {"ids": [...], "scores": [...]} (scores are dot
 products, as the device search's), and with --repeat the median search time
 on stderr. The search is LanceDB's exact flat scan: measured to beat its IVF

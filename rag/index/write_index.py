@@ -1,6 +1,6 @@
 """Writes a rag_index's two artifacts from per-document chunks and vectors.
 
-  * the flat index for the device (format: rag/flat_index_format.py);
+  * the flat index for the device (format: rag/index/flat_index_format.py);
   * a LanceDB table `chunks` for the host, holding the same vectors (as the
     flat index stores them, de-quantized), so both searches rank the same
     numbers, plus `index.json` naming the embedder and the chunking.
@@ -19,7 +19,7 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 
-from rag import flat_index_format, lance_determinism
+from rag.index import flat_index_format, lance_determinism
 
 TABLE = "chunks"
 

@@ -1,7 +1,6 @@
 """encoder_pte: a sentence_encoder (BERT + pooling) as an ExecuTorch program."""
 
-load(":action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
-load(":pte_common.bzl", "declare_program", "label_text", "program_providers")
+load("//tools/executorch:program_rule_kit.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV", "declare_program", "label_text", "misplaced_attrs_error", "program_providers")
 load(":sentence_encoder.bzl", "EncoderCheckpointInfo")
 
 ENCODER_QUANTIZE_MODES = ["none", "8da8w"]
@@ -64,7 +63,7 @@ def _encoder_pte_impl(ctx):
         backend = ctx.attr.backend,
     )
 
-encoder_pte = rule(
+encoder_pte_rule = rule(
     implementation = _encoder_pte_impl,
     doc = """Exports a sentence_encoder to `<name>.pte` plus `<name>.manifest.json`: token ids and mask in, one pooled vector out.
 
@@ -84,9 +83,21 @@ Returns PteInfo (kind "sentence_encoder"); give it to rag_index as `embedder`.
         "backend": attr.string(default = "portable", doc = "portable kernels or the XNNPACK delegate."),
         "max_seq_len": attr.int(default = 128, doc = "Longest input in tokens, [CLS] and [SEP] included (2..512)."),
         "_encoder_exporter": attr.label(
-            default = Label("//tools/executorch:export_encoder"),
+            default = Label("//rag/encoder:export_encoder"),
             executable = True,
             cfg = "exec",
         ),
     },
 )
+
+def encoder_pte(name, **kwargs):
+    """encoder_pte_rule, failing with the fix when given another program family's attributes.
+
+    Args:
+      name: the target.
+      **kwargs: encoder_pte's attributes.
+    """
+    error = misplaced_attrs_error("encoder_pte", name, kwargs.get("backend", "portable"), kwargs)
+    if error:
+        fail(error)
+    encoder_pte_rule(name = name, **kwargs)

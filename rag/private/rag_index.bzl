@@ -157,7 +157,7 @@ byte-reproducible and recording the embedder's sha256.
 
 Documents are UTF-8 text with paragraphs separated by blank lines; they are
 chunked by paragraphs within `chunk_tokens` WordPiece tokens, consecutive
-chunks sharing up to `overlap_tokens` (see rag/chunking.py).""",
+chunks sharing up to `overlap_tokens` (see rag/index/chunking.py).""",
     attrs = {
         "docs": attr.label_list(allow_files = True, mandatory = True, doc = "UTF-8 text files."),
         "embedder": attr.label(mandatory = True, providers = [PteInfo], doc = "The sentence embedder: an `executorch_pte` of a `sentence_encoder`."),
@@ -171,10 +171,10 @@ chunks sharing up to `overlap_tokens` (see rag/chunking.py).""",
         "dim": attr.int(default = 384, doc = "The embedder's output size."),
         "chunk_tokens": attr.int(default = 256, doc = "Chunk budget in WordPiece tokens, [CLS] and [SEP] included (<= 256; 256 retrieved best of 64/128/256 on bench/rag)."),
         "overlap_tokens": attr.int(default = 32, doc = "Tokens a chunk repeats from the end of the previous one."),
-        "_chunker": attr.label(default = Label("//rag:chunk_document"), executable = True, cfg = "exec"),
-        "_embed": attr.label(default = Label("//runtime/rag:embed"), executable = True, cfg = "exec"),
+        "_chunker": attr.label(default = Label("//rag/index:chunk_document"), executable = True, cfg = "exec"),
+        "_embed": attr.label(default = Label("//rag/runtime:embed"), executable = True, cfg = "exec"),
         "_rag_python": attr.label(default = Label("@pypi_rag//:python3"), executable = True, allow_single_file = True, cfg = "exec"),
-        "_write_index": attr.label(default = Label("//rag:write_index.py"), allow_single_file = True),
-        "_writer_srcs": attr.label(default = Label("//rag:write_index_srcs")),
+        "_write_index": attr.label(default = Label("//rag/index:write_index.py"), allow_single_file = True),
+        "_writer_srcs": attr.label(default = Label("//rag/index:write_index_srcs")),
     },
 )

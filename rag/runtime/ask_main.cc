@@ -19,17 +19,17 @@
 #include <string>
 #include <vector>
 
+#include "rag/runtime/prompt_assembly.h"
+#include "rag/runtime/retriever.h"
 #include "runtime/cli/chat_repl.h"
 #include "runtime/cli/flags.h"
 #include "runtime/generation_stats.h"
 #include "runtime/llm_runner.h"
-#include "runtime/rag/prompt_assembly.h"
-#include "runtime/rag/retriever.h"
 #include "runtime/runtime_log.h"
 #include "runtime/session/chat_session.h"
 #include "runtime/threadpool_control.h"
-#include "runtime/tokenizer/bpe_tokenizer.h"
 #include "runtime/utf8_stream.h"
+#include "tokenizer/runtime/bpe_tokenizer.h"
 
 namespace {
 

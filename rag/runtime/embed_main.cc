@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "rag/runtime/embedder.h"
+#include "rag/runtime/jsonl_text.h"
 #include "runtime/cli/flags.h"
 #include "runtime/generation_stats.h"
-#include "runtime/rag/embedder.h"
-#include "runtime/rag/jsonl_text.h"
 #include "runtime/runtime_log.h"
 #include "runtime/threadpool_control.h"
 

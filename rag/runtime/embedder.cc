@@ -1,4 +1,4 @@
-#include "runtime/rag/embedder.h"
+#include "rag/runtime/embedder.h"
 
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
@@ -18,22 +18,15 @@ using executorch::aten::Tensor;
 using executorch::aten::TensorImpl;
 using executorch::runtime::Error;
 using executorch::runtime::EValue;
-using executorch::runtime::HierarchicalAllocator;
 using executorch::runtime::MemoryManager;
 using executorch::runtime::Program;
-using executorch::runtime::Span;
 using executorch::runtime::Tag;
 
 namespace {
 
-constexpr size_t kArenaAlignment = 64;
 constexpr const char kContract[] =
     "forward(input_ids: int64[1, L], attention_mask: int64[1, L]) -> "
     "float32[1, dim]";
-
-size_t AlignUp(size_t n) {
-  return (n + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-}
 
 }  // namespace
 
@@ -108,26 +101,13 @@ bool Embedder::CheckSignature(std::string* error) {
 
 bool Embedder::PrepareForward(std::string* error) {
   auto meta = program_->method_meta("forward");
-  const size_t count = meta->num_memory_planned_buffers();
-  std::vector<size_t> sizes(count);
-  size_t total = 0;
-  for (size_t i = 0; i < count; ++i) {
-    sizes[i] = static_cast<size_t>(meta->memory_planned_buffer_size(i).get());
-    total += AlignUp(sizes[i]);
-  }
-  arena_ = MappedArena(total);
-  if (!arena_.ok()) {
-    *error = "cannot map " + std::to_string(total >> 20) +
+  if (!planned_.Map(*meta)) {
+    *error = "cannot map " + std::to_string(planned_.bytes() >> 20) +
              " MiB for the encoder's memory plan; free memory";
     return false;
   }
-  size_t offset = 0;
-  for (size_t i = 0; i < count; ++i) {
-    planned_spans_.emplace_back(arena_.data() + offset, sizes[i]);
-    offset += AlignUp(sizes[i]);
-  }
-  planned_.emplace(Span<Span<uint8_t>>(planned_spans_.data(), count));
-  memory_manager_.emplace(&method_allocator_, &*planned_, &temp_allocator_);
+  memory_manager_.emplace(&method_allocator_, planned_.allocator(),
+                          &temp_allocator_);
 
   ClearRuntimeError();
   auto method = program_->load_method("forward", &*memory_manager_);

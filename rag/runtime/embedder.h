@@ -16,7 +16,6 @@
 #pragma once
 
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
-#include <executorch/runtime/core/hierarchical_allocator.h>
 #include <executorch/runtime/core/memory_allocator.h>
 #include <executorch/runtime/executor/memory_manager.h>
 #include <executorch/runtime/executor/method.h>
@@ -29,9 +28,9 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/llm_program.h"
 #include "runtime/loaded_program.h"
-#include "runtime/tokenizer/wordpiece_tokenizer.h"
+#include "runtime/planned_memory.h"
+#include "tokenizer/runtime/wordpiece_tokenizer.h"
 
 namespace llm::rag {
 
@@ -74,9 +73,7 @@ class Embedder {
   std::unique_ptr<LoadedProgram> file_;
   executorch::runtime::Program* program_ = nullptr;  // file_'s
   executorch::extension::MallocMemoryAllocator method_allocator_;
-  MappedArena arena_;
-  std::vector<executorch::runtime::Span<uint8_t>> planned_spans_;
-  std::optional<executorch::runtime::HierarchicalAllocator> planned_;
+  PlannedMemory planned_;
   executorch::extension::MallocMemoryAllocator temp_allocator_;
   std::optional<executorch::runtime::MemoryManager> memory_manager_;
   std::optional<executorch::runtime::Method> forward_;

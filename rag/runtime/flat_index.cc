@@ -1,4 +1,4 @@
-#include "runtime/rag/flat_index.h"
+#include "rag/runtime/flat_index.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -1,5 +1,6 @@
 // The device's retrieval index: the flat file a rag_index target writes
-// (format in rag/flat_index_format.py), mmap'd read-only and used in place.
+// (format in rag/index/flat_index_format.py), mmap'd read-only and used in
+// place.
 //
 // Open() checks everything it will later index into (magic, version, section
 // bounds, every chunk's text and document), so a truncated, corrupt or

@@ -1,4 +1,4 @@
-#include "runtime/rag/flat_search.h"
+#include "rag/runtime/flat_search.h"
 
 #include <algorithm>
 #include <cstring>

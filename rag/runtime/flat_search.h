@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/rag/flat_index.h"
+#include "rag/runtime/flat_index.h"
 
 namespace llm::rag {
 

@@ -1,5 +1,5 @@
 // Reads the "text" field of one JSON Lines record ({"text": "...", ...}),
-// the input format of //runtime/rag:embed.
+// the input format of //rag/runtime:embed.
 //
 // A small, strict JSON reader: the line must be one JSON object; other fields
 // may hold any JSON value and are skipped; string escapes, \uXXXX and

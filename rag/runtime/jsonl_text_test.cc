@@ -1,4 +1,4 @@
-#include "runtime/rag/jsonl_text.h"
+#include "rag/runtime/jsonl_text.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "runtime/rag/prompt_assembly.h"
+#include "rag/runtime/prompt_assembly.h"
 
 #include <cctype>
 
@@ -42,11 +42,11 @@ bool AssemblePrompt(const tokenizer::BpeTokenizer& tokenizer,
                     const std::vector<std::string_view>& passages,
                     const PromptOptions& options, AssembledPrompt* out,
                     std::string* error) {
-  const tokenizer::ChatMlTemplate* chat = tokenizer.chat_template();
+  const tokenizer::ChatTemplate* chat = tokenizer.chat_template();
   if (chat == nullptr) {
     *error =
         "the tokenizer has no chat template; answering needs an instruct "
-        "model's tokenizer (e.g. //runtime/tokenizer:smollm2)";
+        "model's tokenizer (e.g. //tokenizer/runtime:smollm2)";
     return false;
   }
   const int64_t budget = options.context_tokens - options.max_new_tokens;

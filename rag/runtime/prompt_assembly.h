@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/tokenizer/bpe_tokenizer.h"
+#include "tokenizer/runtime/bpe_tokenizer.h"
 
 namespace llm::rag {
 

@@ -1,9 +1,9 @@
-#include "runtime/rag/retriever.h"
+#include "rag/runtime/retriever.h"
 
 #include <chrono>
 
-#include "runtime/rag/embedder.h"
-#include "runtime/rag/flat_search.h"
+#include "rag/runtime/embedder.h"
+#include "rag/runtime/flat_search.h"
 
 namespace llm::rag {
 namespace {

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/rag/flat_index.h"
+#include "rag/runtime/flat_index.h"
 
 namespace llm::rag {
 

@@ -5,7 +5,7 @@
 //   rag_search --index=austen_int8.flat --queries=q.f32 --k=5 [--repeat=N]
 //
 // --queries holds raw little-endian float32 rows of the index's dim (what
-// //runtime/rag:embed writes). Prints one JSON line per query:
+// //rag/runtime:embed writes). Prints one JSON line per query:
 // {"ids": [...], "scores": [...]}, and with --repeat the median search time
 // per query on stderr as JSON. Exit codes: 0 ok, 2 bad input.
 #include <algorithm>
@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/rag/flat_index.h"
-#include "runtime/rag/flat_search.h"
+#include "rag/runtime/flat_index.h"
+#include "rag/runtime/flat_search.h"
 
 namespace {
 

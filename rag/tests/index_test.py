@@ -5,7 +5,7 @@
   LanceDB directories, equal to what Bazel built;
 * every chunk's text is its document's bytes at the recorded offsets, the
   documents' sha256 and the embedder's sha256 are recorded;
-* the device's exact search (//runtime/rag:rag_search, C++) returns the same
+* the device's exact search (//rag/runtime:rag_search, C++) returns the same
   top-5 ids as LanceDB's flat search on the host, for random queries and for
   queries near stored vectors (where neighbours are close).
 """
@@ -22,7 +22,7 @@ import unittest
 
 import numpy as np
 
-from rag import flat_index_format
+from rag.index import flat_index_format
 from tools.python.runfile import runfile, workspace_dir
 
 K = 5
@@ -68,7 +68,7 @@ class IndexTest(unittest.TestCase):
                 flat = os.path.join(out, f"rebuilt{attempt}.flat")
                 lancedb = os.path.join(out, "db")
                 subprocess.run(
-                    [self.python, runfile("rag/write_index.py"), "--chunks", *chunks, "--vectors", *vectors,
+                    [self.python, runfile("rag/index/write_index.py"), "--chunks", *chunks, "--vectors", *vectors,
                      "--documents", *documents, "--embedder", runfile(os.environ["EMBEDDER_PTE"]), "--dim", "384",
                      "--vector_dtype", self.index.dtype, "--out_flat", flat, "--out_lancedb", lancedb],
                     check=True, env=_rag_env(), timeout=600, cwd=out,  # another folder each time
@@ -113,7 +113,7 @@ class IndexTest(unittest.TestCase):
                 check=True, capture_output=True, text=True, timeout=300,
             ).stdout  # fmt: skip
             host = subprocess.run(
-                [self.python, runfile("rag/lancedb_search.py"), "--db", self.lancedb_path, "--queries", f.name, "--k", str(K)],
+                [self.python, runfile("rag/index/lancedb_search.py"), "--db", self.lancedb_path, "--queries", f.name, "--k", str(K)],
                 check=True, capture_output=True, text=True, env=_rag_env(), timeout=600,
             ).stdout  # fmt: skip
         return [json.loads(line) for line in device.splitlines()], [json.loads(line) for line in host.splitlines()]

@@ -35,7 +35,7 @@ std::unique_ptr<ChatSession> ChatSession::Open(const ChatOptions& options,
 std::vector<int64_t> ChatSession::EncodeChat(
     const std::vector<tokenizer::ChatMessage>& messages) const {
   std::string text;
-  if (const tokenizer::ChatMlTemplate* chat = tokenizer_->chat_template()) {
+  if (const tokenizer::ChatTemplate* chat = tokenizer_->chat_template()) {
     text = chat->Apply(messages, /*add_generation_prompt=*/true);
   } else {
     for (const auto& message : messages) text += message.content + "\n";

@@ -20,14 +20,14 @@
 #include "runtime/generation_stats.h"
 #include "runtime/session/context_policy.h"
 #include "runtime/session/llm_session.h"
-#include "runtime/tokenizer/bpe_tokenizer.h"
-#include "runtime/tokenizer/chat_template.h"
+#include "tokenizer/runtime/bpe_tokenizer.h"
+#include "tokenizer/runtime/chat_template.h"
 
 namespace llm {
 
 struct ChatOptions {
   ProgramOptions program;      // the .pte, mmap'd, never copied
-  std::string tokenizer_path;  // compiled .tok from //runtime/tokenizer
+  std::string tokenizer_path;  // compiled .tok from //tokenizer/runtime
   uint32_t threads = 0;        // 0 = half the cores
   // A one-token inference at load, so XNNPACK's weight packing and the first
   // page faults are paid behind the loading screen, not in the first TTFT.

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/tokenizer/chat_template.h"
+#include "tokenizer/runtime/chat_template.h"
 
 namespace llm {
 

@@ -17,7 +17,7 @@ class LlmMainCliTest(unittest.TestCase):
     def setUp(self) -> None:
         self.llm_main = workspace_file("runtime/llm_main")
         self.tiny = workspace_file("models/tiny_8da4w.pte")
-        self.tokenizer = workspace_file("runtime/tokenizer/smollm2.tok")
+        self.tokenizer = workspace_file("tokenizer/runtime/smollm2.tok")
         self.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
 
     def run_main(self, *flags: str) -> subprocess.CompletedProcess:

@@ -28,7 +28,7 @@ class LlmMainInteractiveTest(unittest.TestCase):
                 # Both spellings: --flag value and --flag=value.
                 "--model",
                 workspace_file("models/llama_int4.pte"),
-                f"--tokenizer={workspace_file('runtime/tokenizer/smollm2.tok')}",
+                f"--tokenizer={workspace_file('tokenizer/runtime/smollm2.tok')}",
                 "--interactive",
                 "--max_new_tokens",
                 "12",
@@ -97,7 +97,7 @@ class LlmMainInteractiveTest(unittest.TestCase):
         )
         self.assertEqual(result.returncode, 2)
         self.assertIn("drop --prompt", result.stderr)
-        tokenizer = f"--tokenizer={workspace_file('runtime/tokenizer/smollm2.tok')}"
+        tokenizer = f"--tokenizer={workspace_file('tokenizer/runtime/smollm2.tok')}"
         result = subprocess.run(
             [llm_main, model, tokenizer, "--interactive", "--context_policy=sliding"], capture_output=True, text=True
         )

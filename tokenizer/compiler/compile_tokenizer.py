@@ -2,11 +2,11 @@
 
     compile_tokenizer --tokenizer_json=tokenizer.json --tokenizer_config=tokenizer_config.json --out=model.tok
 
-The runtime (runtime/tokenizer/) has no JSON parser, no regex engine and no
+The runtime (tokenizer/runtime/) has no JSON parser, no regex engine and no
 Unicode library: everything it needs is resolved here, once, into flat tables.
 Only what the runtime implements is accepted: a BPE model, no normalizer, a
-ByteLevel decoder, a ChatML chat template (or none), and one of three
-pre-tokenizers:
+ByteLevel decoder, a ChatML or Llama 3 header chat template (or none), and
+one of three pre-tokenizers:
   * GPT-2's (SmolLM2): ByteLevel with its own regex;
   * Llama 3's: Split on the cl100k-style regex, then ByteLevel without one
     (BPE with ignore_merges, as Llama 3 sets it, is accepted here);
@@ -14,13 +14,14 @@ pre-tokenizers:
 Anything else is refused with an error rather than compiled into a tokenizer
 that would silently disagree with Hugging Face.
 
-File format, version 2. All integers are little-endian; u32 unsigned, i32
+File format, version 3. All integers are little-endian; u32 unsigned, i32
 signed (-1 = none). Nothing is aligned: the reader copies each field.
-Version 2 added the pre-tokenizer kinds 2 and 3 and PRTK's flags.
+Version 2 added the pre-tokenizer kinds 2 and 3 and PRTK's flags; version 3
+the Llama 3 chat template (CHAT kind 2).
 
   header (20 bytes)
     u8[8]  magic  b"LLMBPETK"
-    u32    version = 2
+    u32    version = 3
     u32    payload_size   bytes after the header; the file is exactly 20 + this
     u32    payload_crc32  zlib.crc32 of the payload
 
@@ -46,8 +47,12 @@ Version 2 added the pre-tokenizer kinds 2 and 3 and PRTK's flags.
                        3 = the Qwen2 regex, then ByteLevel
              u32 flags: bit 0 ignore_merges (a piece that is a whole token is
                        that token)
-    b"CHAT"  u32 kind: 0 = none, 1 = ChatML
+    b"CHAT"  u32 kind: 0 = none, 1 = ChatML, 2 = Llama 3 headers
              u32 has_default_system; u32 length; u8 default_system_prompt[length]
+             kind 2 only: u32 flags (bit 0: the system turn is always written,
+             with the default system prompt as its preamble; bit 1: contents
+             are trimmed); u32 length; u8 bos[length] (the text that opens a
+             prompt, the tokenizer's bos_token)
     b"UNIC"  3 x (u32 count; count x (u32 first, u32 last)): the letter (\\p{L}),
              number (\\p{N}) and whitespace (\\s) code point ranges, inclusive,
              sorted, disjoint; Unicode 16.0 (see unicode_classes.py).
@@ -68,23 +73,29 @@ import jinja2
 from absl import app, flags
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from tools.tokenizer import unicode_classes
+from tokenizer.compiler import unicode_classes
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("tokenizer_json", None, "Hugging Face tokenizer.json (byte-level BPE).")
-flags.DEFINE_string("tokenizer_config", None, "tokenizer_config.json: bos/eos tokens and chat_template.")
-flags.DEFINE_string("out", None, "Where to write the compiled tokenizer.")
-for _name in ("tokenizer_json", "tokenizer_config", "out"):
-    flags.mark_flag_as_required(_name)
+
+
+def _define_flags() -> None:
+    # Only as a program: other tools (convert_checkpoint) import the compiler
+    # to check a tokenizer and have flags of the same names.
+    flags.DEFINE_string("tokenizer_json", None, "Hugging Face tokenizer.json (byte-level BPE).")
+    flags.DEFINE_string("tokenizer_config", None, "tokenizer_config.json: bos/eos tokens and chat_template.")
+    flags.DEFINE_string("out", None, "Where to write the compiled tokenizer.")
+    for name in ("tokenizer_json", "tokenizer_config", "out"):
+        flags.mark_flag_as_required(name)
+
 
 MAGIC = b"LLMBPETK"
-VERSION = 2
+VERSION = 3
 PRETOKENIZER_GPT2_BYTE_LEVEL = 1
 PRETOKENIZER_LLAMA3 = 2
 PRETOKENIZER_QWEN2 = 3
 BPE_IGNORE_MERGES = 1
 
-# The Split regexes the runtime implements (runtime/tokenizer/pre_tokenizer.h),
+# The Split regexes the runtime implements (tokenizer/runtime/pre_tokenizer.h),
 # exactly as tokenizer.json spells them.
 _LLAMA3_PATTERN = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 _QWEN2_PATTERN = (
@@ -93,6 +104,9 @@ _QWEN2_PATTERN = (
 _SPLIT_PATTERNS = {_LLAMA3_PATTERN: PRETOKENIZER_LLAMA3, _QWEN2_PATTERN: PRETOKENIZER_QWEN2}
 CHAT_NONE = 0
 CHAT_CHATML = 1
+CHAT_LLAMA3 = 2
+LLAMA3_ALWAYS_SYSTEM = 1
+LLAMA3_TRIM = 2
 FLAG_SPECIAL = 1
 FLAG_NORMALIZED = 2
 
@@ -147,6 +161,9 @@ class AddedToken:
 class ChatTemplate:
     kind: int
     default_system_prompt: str | None
+    # Llama 3 headers only: LLAMA3_* flags and the text that opens a prompt.
+    llama3_flags: int = 0
+    bos: str = ""
 
 
 @dataclass(frozen=True)
@@ -313,7 +330,7 @@ def _token_id(config: dict[str, Any], key: str, token_to_id: dict[str, int]) -> 
 
 
 def render_chatml(messages: Iterable[dict[str, str]], add_generation_prompt: bool, default_system: str | None) -> str:
-    """ChatML exactly as runtime/tokenizer/chat_template.cc renders it."""
+    """ChatML exactly as tokenizer/runtime/chat_template.cc renders it."""
     parts = []
     for index, message in enumerate(messages):
         if index == 0 and message["role"] != "system" and default_system is not None:
@@ -324,8 +341,43 @@ def render_chatml(messages: Iterable[dict[str, str]], add_generation_prompt: boo
     return "".join(parts)
 
 
-def jinja_renderer(chat_template: str) -> Callable[[list[dict[str, str]], bool], str]:
-    """Renders chat_template the way transformers' apply_chat_template does."""
+def render_llama3(
+    messages: Iterable[dict[str, str]],
+    add_generation_prompt: bool,
+    bos: str,
+    flags: int,
+    preamble: str | None,
+) -> str:
+    """Llama 3's header format exactly as tokenizer/runtime/chat_template.cc renders it."""
+
+    def content(text: str) -> str:
+        return text.strip() if flags & LLAMA3_TRIM else text
+
+    def turn(role: str, text: str) -> str:
+        return f"<|start_header_id|>{role}<|end_header_id|>\n\n{text}<|eot_id|>"
+
+    messages = list(messages)
+    parts = []
+    if flags & LLAMA3_ALWAYS_SYSTEM:
+        system = ""
+        if messages and messages[0]["role"] == "system":
+            system = content(messages[0]["content"])
+            messages = messages[1:]
+        parts += [bos, turn("system", (preamble or "") + system)]
+    elif messages:
+        parts.append(bos)
+    parts += [turn(m["role"], content(m["content"])) for m in messages]
+    if add_generation_prompt:
+        parts.append("<|start_header_id|>assistant<|end_header_id|>\n\n")
+    return "".join(parts)
+
+
+def jinja_renderer(chat_template: str, config: dict[str, Any]) -> Callable[[list[dict[str, str]], bool], str]:
+    """Renders chat_template the way transformers' apply_chat_template does.
+
+    No strftime_now: templates that print today's date (Llama 3.2's) fall
+    back to their fixed default, which is what the runtime then writes.
+    """
 
     def raise_exception(message: str) -> None:
         raise jinja2.exceptions.TemplateError(message)
@@ -335,13 +387,19 @@ def jinja_renderer(chat_template: str) -> Callable[[list[dict[str, str]], bool],
     )
     environment.globals["raise_exception"] = raise_exception
     template = environment.from_string(chat_template)
+    special = {key: _token_text(config.get(key)) or "" for key in ("bos_token", "eos_token")}
     return lambda messages, add_generation_prompt: template.render(
-        messages=messages, add_generation_prompt=add_generation_prompt
+        messages=messages, add_generation_prompt=add_generation_prompt, tools=None, documents=None, **special
     )
 
 
-# Conversations the template must render exactly as ChatML does. The contents
-# are unlikely to occur in a template, so they cannot be confused with it.
+def _token_text(value: Any) -> str | None:
+    return value.get("content") if isinstance(value, dict) else value
+
+
+# Conversations the template must render exactly as the runtime does. The
+# contents are unlikely to occur in a template, so they cannot be confused
+# with it; P6 has whitespace a trimming template removes.
 _PROBE_CONVERSATIONS: tuple[tuple[tuple[tuple[str, str], ...], bool], ...] = (
     ((), True),
     ((("user", "P1 user"),), False),
@@ -350,7 +408,51 @@ _PROBE_CONVERSATIONS: tuple[tuple[tuple[tuple[str, str], ...], bool], ...] = (
     ((("user", "P3 a"), ("assistant", "P3 b\n"), ("user", "P3 c")), True),
     ((("system", ""), ("user", ""), ("assistant", "P4 x")), False),
     ((("assistant", "P5 first"), ("system", "P5 late system")), False),
+    ((("system", " P6 s "), ("user", "\nP6 u\t")), True),
 )
+
+
+def _matches(render, runtime_render) -> str | None:
+    """None when the template renders every probe as the runtime does; else what differs."""
+    for turns, add_generation_prompt in _PROBE_CONVERSATIONS:
+        messages = [{"role": role, "content": content} for role, content in turns]
+        try:
+            expected = render(messages, add_generation_prompt)
+        except jinja2.exceptions.TemplateError as e:
+            if not messages:
+                continue  # Templates may refuse an empty conversation; the runtime never renders one.
+            return f"for messages={messages} the template fails: {e}"
+        got = runtime_render(messages, add_generation_prompt)
+        if got != expected:
+            return (
+                f"for messages={messages} add_generation_prompt={add_generation_prompt} the template gives "
+                f"{expected!r}, the runtime would give {got!r}"
+            )
+    return None
+
+
+def _chatml(render) -> tuple[ChatTemplate, str | None]:
+    probe = render([{"role": "user", "content": "P0 user"}], False)
+    system_prefix, probe_suffix = "<|im_start|>system\n", "<|im_end|>\n<|im_start|>user\nP0 user<|im_end|>\n"
+    default_system = None
+    if probe.startswith(system_prefix) and probe.endswith(probe_suffix):
+        default_system = probe[len(system_prefix) : -len(probe_suffix)]
+    chat = ChatTemplate(CHAT_CHATML, default_system)
+    return chat, _matches(render, lambda m, g: render_chatml(m, g, default_system))
+
+
+def _llama3(render, config: dict[str, Any]) -> tuple[ChatTemplate, str | None]:
+    bos = _token_text(config.get("bos_token")) or ""
+    header = "<|start_header_id|>system<|end_header_id|>\n\n"
+    probe = render([{"role": "user", "content": "P0 user"}], False)
+    flags, preamble = 0, None
+    if probe.startswith(bos + header):
+        flags |= LLAMA3_ALWAYS_SYSTEM
+        preamble = probe[len(bos + header) :].partition("<|eot_id|>")[0]
+    if " P0 " not in render([{"role": "user", "content": " P0 "}], False):
+        flags |= LLAMA3_TRIM
+    chat = ChatTemplate(CHAT_LLAMA3, preamble, llama3_flags=flags, bos=bos)
+    return chat, _matches(render, lambda m, g: render_llama3(m, g, bos, flags, preamble))
 
 
 def _chat_template(config: dict[str, Any]) -> ChatTemplate:
@@ -358,24 +460,19 @@ def _chat_template(config: dict[str, Any]) -> ChatTemplate:
     if source is None:
         return ChatTemplate(CHAT_NONE, None)
     if not isinstance(source, str):
-        raise UnsupportedTokenizerError("chat_template is a list of named templates: only a single ChatML template")
-    render = jinja_renderer(source)
-    probe = render([{"role": "user", "content": "P0 user"}], False)
-    system_prefix, probe_suffix = "<|im_start|>system\n", "<|im_end|>\n<|im_start|>user\nP0 user<|im_end|>\n"
-    default_system = None
-    if probe.startswith(system_prefix) and probe.endswith(probe_suffix):
-        default_system = probe[len(system_prefix) : -len(probe_suffix)]
-    for turns, add_generation_prompt in _PROBE_CONVERSATIONS:
-        messages = [{"role": role, "content": content} for role, content in turns]
-        expected = render(messages, add_generation_prompt)
-        got = render_chatml(messages, add_generation_prompt, default_system)
-        if got != expected:
-            raise UnsupportedTokenizerError(
-                "chat_template is not ChatML as the runtime renders it (only ChatML, with an optional default "
-                f"system prompt, is supported): for messages={messages} add_generation_prompt="
-                f"{add_generation_prompt} the template gives {expected!r}, ChatML gives {got!r}"
-            )
-    return ChatTemplate(CHAT_CHATML, default_system)
+        raise UnsupportedTokenizerError("chat_template is a list of named templates: only a single template")
+    render = jinja_renderer(source, config)
+    chatml, chatml_difference = _chatml(render)
+    if chatml_difference is None:
+        return chatml
+    llama3, llama3_difference = _llama3(render, config)
+    if llama3_difference is None:
+        return llama3
+    raise UnsupportedTokenizerError(
+        "chat_template is neither ChatML nor Llama 3's header format as the runtime renders them (ChatML with an "
+        "optional default system prompt; Llama 3 headers with an optional fixed system preamble). As ChatML: "
+        f"{chatml_difference}. As Llama 3: {llama3_difference}"
+    )
 
 
 def _stop_ids(eos_id: int, added_tokens: list[AddedToken]) -> list[int]:
@@ -440,6 +537,9 @@ def serialize(compiled: CompiledTokenizer) -> bytes:
     system = (compiled.chat.default_system_prompt or "").encode("utf-8")
     has_system = compiled.chat.default_system_prompt is not None
     chat = _u32(compiled.chat.kind, int(has_system), len(system)) + system
+    if compiled.chat.kind == CHAT_LLAMA3:
+        bos = compiled.chat.bos.encode("utf-8")
+        chat += _u32(compiled.chat.llama3_flags, len(bos)) + bos
     unicode = b""
     for name in ("letter", "number", "whitespace"):
         ranges = compiled.unicode_ranges[name]
@@ -490,4 +590,5 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
+    _define_flags()
     app.run(main)

@@ -11,7 +11,16 @@ import json
 import os
 import unittest
 
-from tools.tokenizer import compile_tokenizer as ct
+from tokenizer.compiler import compile_tokenizer as ct
+
+LLAMA3_SPECIALS = ("<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>")
+# Llama 3.0's format: every message a header turn, contents trimmed, BOS first.
+LLAMA3_0_TEMPLATE = (
+    "{% for message in messages %}{% set content = '<|start_header_id|>' + message['role'] + "
+    "'<|end_header_id|>\\n\\n' + message['content'] | trim + '<|eot_id|>' %}{% if loop.index0 == 0 %}"
+    "{% set content = bos_token + content %}{% endif %}{{ content }}{% endfor %}{% if add_generation_prompt %}"
+    "{{ '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{% endif %}"
+)
 
 
 def _load(variable: str) -> dict:
@@ -119,8 +128,49 @@ class CompileTokenizerTest(unittest.TestCase):
 
     def test_refuses_other_chat_templates(self):
         self.assertRefused(
-            "chat_template is not ChatML",
+            "chat_template is neither ChatML nor Llama 3's header format",
             config_edit=lambda c: c.update(chat_template="{% for m in messages %}{{ m['content'] }}{% endfor %}"),
+        )
+
+    def llama3(self, template: str) -> ct.CompiledTokenizer:
+        def add_specials(tokenizer):
+            for offset, content in enumerate(LLAMA3_SPECIALS):
+                tokenizer["added_tokens"].append(
+                    {"id": 49152 + offset, "content": content, "special": True, "normalized": False}
+                )
+
+        def llama3_config(config):
+            config.update(chat_template=template, bos_token="<|begin_of_text|>", eos_token="<|eot_id|>")
+
+        return self.compile(tokenizer_edit=add_specials, config_edit=llama3_config)
+
+    def test_llama3_0_headers(self):
+        compiled = self.llama3(LLAMA3_0_TEMPLATE)
+        self.assertEqual(
+            compiled.chat, ct.ChatTemplate(ct.CHAT_LLAMA3, None, llama3_flags=ct.LLAMA3_TRIM, bos="<|begin_of_text|>")
+        )
+        self.assertIn(49156, compiled.stop_ids)  # <|eot_id|>
+
+    def test_llama3_2_headers_with_system_preamble(self):
+        with open(os.environ["LLAMA3_TEMPLATE"], encoding="utf-8") as f:
+            compiled = self.llama3(f.read())
+        self.assertEqual(compiled.chat.kind, ct.CHAT_LLAMA3)
+        self.assertEqual(compiled.chat.llama3_flags, ct.LLAMA3_ALWAYS_SYSTEM | ct.LLAMA3_TRIM)
+        self.assertEqual(
+            compiled.chat.default_system_prompt, "Cutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n"
+        )
+
+    def test_llama3_headers_without_trim_are_told_apart(self):
+        compiled = self.llama3(LLAMA3_0_TEMPLATE.replace(" | trim", ""))
+        self.assertEqual(compiled.chat.llama3_flags, 0)
+
+    def test_refuses_a_llama3_template_that_differs(self):
+        # A header template that ends turns with a newline the runtime does not write.
+        self.assertRaisesRegex(
+            ct.UnsupportedTokenizerError,
+            "As Llama 3: for messages=",
+            self.llama3,
+            LLAMA3_0_TEMPLATE.replace("'<|eot_id|>'", "'<|eot_id|>\\n'"),
         )
 
     def test_chatml_without_default_system_prompt(self):

@@ -2,7 +2,7 @@
 
     compile_wordpiece --tokenizer_json=tokenizer.json --out=model.wpt
 
-The runtime (runtime/tokenizer/wordpiece_tokenizer.h) has no JSON parser and
+The runtime (tokenizer/runtime/wordpiece_tokenizer.h) has no JSON parser and
 no Unicode library. BertNormalizer (clean text, CJK spacing, NFD + accent
 stripping, lower-casing) and BertPreTokenizer (whitespace and punctuation
 splits) are resolved here, per code point, by asking `tokenizers` itself

@@ -22,10 +22,11 @@ def _compiled_tokenizer_impl(ctx):
 
 compiled_tokenizer = rule(
     implementation = _compiled_tokenizer_impl,
-    doc = """Writes `<name>.tok`, the file runtime/tokenizer's BpeTokenizer loads.
+    doc = """Writes `<name>.tok`, the file the runtime's BpeTokenizer loads.
 
 Fails at build time, naming what is unsupported, if the tokenizer is not
-byte-level BPE with the GPT-2 pre-tokenizer or its chat template is not ChatML.
+byte-level BPE with the GPT-2, Llama 3 or Qwen2 pre-tokenizer, or its chat
+template is neither ChatML nor Llama 3's header format.
 """,
     attrs = {
         "tokenizer": attr.label(allow_single_file = [".json"], mandatory = True, doc = "Hugging Face tokenizer.json."),
@@ -35,7 +36,7 @@ byte-level BPE with the GPT-2 pre-tokenizer or its chat template is not ChatML.
             doc = "tokenizer_config.json with bos/eos tokens and chat_template.",
         ),
         "_compiler": attr.label(
-            default = Label("//tools/tokenizer:compile_tokenizer"),
+            default = Label("//tokenizer/compiler:compile_tokenizer"),
             executable = True,
             cfg = "exec",
         ),

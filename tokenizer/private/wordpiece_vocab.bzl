@@ -1,6 +1,6 @@
 """wordpiece_vocab: a BERT tokenizer.json compiled into the C++ WordPiece tokenizer's file.
 
-    load("//tools/tokenizer:defs.bzl", "wordpiece_vocab")
+    load("//tokenizer:defs.bzl", "wordpiece_vocab")
 """
 
 load(":action_env.bzl", "COMPILER_ENV")
@@ -28,16 +28,16 @@ def _wordpiece_vocab_impl(ctx):
 
 wordpiece_vocab = rule(
     implementation = _wordpiece_vocab_impl,
-    doc = """Writes `<name>.wpt`, the file runtime/tokenizer's WordPieceTokenizer loads.
+    doc = """Writes `<name>.wpt`, the file the runtime's WordPieceTokenizer loads.
 
 Its Unicode tables are derived from Hugging Face `tokenizers` at build time
-(format: tools/tokenizer/compile_wordpiece.py). Fails, naming what differs,
+(format: tokenizer/compiler/compile_wordpiece.py). Fails, naming what differs,
 for a tokenizer that is not an uncased BERT WordPiece one.
 """,
     attrs = {
         "tokenizer": attr.label(allow_single_file = [".json"], mandatory = True, doc = "Hugging Face tokenizer.json (WordPiece)."),
         "_compiler": attr.label(
-            default = Label("//tools/tokenizer:compile_wordpiece"),
+            default = Label("//tokenizer/compiler:compile_wordpiece"),
             executable = True,
             cfg = "exec",
         ),

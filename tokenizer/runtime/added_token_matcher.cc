@@ -1,4 +1,4 @@
-#include "runtime/tokenizer/added_token_matcher.h"
+#include "tokenizer/runtime/added_token_matcher.h"
 
 #include <algorithm>
 

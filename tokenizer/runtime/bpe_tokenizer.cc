@@ -1,4 +1,4 @@
-#include "runtime/tokenizer/bpe_tokenizer.h"
+#include "tokenizer/runtime/bpe_tokenizer.h"
 
 #include <algorithm>
 #include <fstream>
@@ -6,8 +6,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "runtime/tokenizer/tokenizer_file.h"
-#include "runtime/tokenizer/utf8.h"
+#include "tokenizer/runtime/tokenizer_file.h"
+#include "tokenizer/runtime/utf8.h"
 
 namespace llm::tokenizer {
 namespace {
@@ -116,10 +116,7 @@ std::optional<BpeTokenizer> BpeTokenizer::FromBytes(std::string_view bytes,
       start = end;
     }
   }
-  if (contents->has_chat_template) {
-    tokenizer.chat_template_.emplace(
-        std::move(contents->default_system_prompt));
-  }
+  tokenizer.chat_template_ = std::move(contents->chat_template);
   return tokenizer;
 }
 

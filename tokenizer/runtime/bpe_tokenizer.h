@@ -1,7 +1,7 @@
 // Byte-level BPE tokenizer (GPT-2 / SmolLM2 style) that gives the same ids as
 // Hugging Face tokenizers' Tokenizer.encode(text, add_special_tokens=False).
 //
-// It reads the file that tools/tokenizer/compile_tokenizer.py makes from a
+// It reads the file that tokenizer/compiler/compile_tokenizer.py makes from a
 // tokenizer.json. Encoding is, as in tokenizers:
 //   1. added tokens (<|im_start|>, ...) are cut out of the raw text;
 //   2. the rest is split by the pre-tokenizer's regex: GPT-2's, Llama 3's
@@ -26,10 +26,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "runtime/tokenizer/added_token_matcher.h"
-#include "runtime/tokenizer/chat_template.h"
-#include "runtime/tokenizer/merge_table.h"
-#include "runtime/tokenizer/pre_tokenizer.h"
+#include "tokenizer/runtime/added_token_matcher.h"
+#include "tokenizer/runtime/chat_template.h"
+#include "tokenizer/runtime/merge_table.h"
+#include "tokenizer/runtime/pre_tokenizer.h"
 
 namespace llm::tokenizer {
 
@@ -77,7 +77,7 @@ class BpeTokenizer {
   // eos plus the end-of-turn / end-of-text markers the vocab has, sorted.
   const std::vector<int32_t>& stop_ids() const { return stop_ids_; }
   // nullptr when the model has no chat template.
-  const ChatMlTemplate* chat_template() const {
+  const ChatTemplate* chat_template() const {
     return chat_template_ ? &*chat_template_ : nullptr;
   }
 
@@ -116,7 +116,7 @@ class BpeTokenizer {
   int32_t bos_id_ = -1;
   int32_t eos_id_ = -1;
   std::vector<int32_t> stop_ids_;
-  std::optional<ChatMlTemplate> chat_template_;
+  std::optional<ChatTemplate> chat_template_;
 };
 
 }  // namespace llm::tokenizer

@@ -3,7 +3,7 @@
 // encode(text, add_special_tokens=False); tokenizer_parity_test.py compares
 // the two on megabytes of text, these cases pin the behaviours by name.
 
-#include "runtime/tokenizer/bpe_tokenizer.h"
+#include "tokenizer/runtime/bpe_tokenizer.h"
 
 #include <gtest/gtest.h>
 
@@ -238,7 +238,7 @@ TEST_F(BpeTokenizerTest, DecodeIgnoresIdsOutsideTheVocab) {
 }
 
 TEST_F(BpeTokenizerTest, ChatTemplateWithDefaultSystemPrompt) {
-  const ChatMlTemplate* chat = tokenizer().chat_template();
+  const ChatTemplate* chat = tokenizer().chat_template();
   ASSERT_NE(chat, nullptr);
   EXPECT_EQ(chat->Apply({{"user", "Hi"}}, /*add_generation_prompt=*/true),
             "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, "
@@ -301,8 +301,11 @@ TEST_F(BadFileTest, FlippedByte) {
 
 TEST_F(BadFileTest, OtherVersion) {
   std::string bytes = good_;
-  PutU32(bytes, 8, 3);
-  EXPECT_TRUE(Contains(LoadError(bytes), "version 3 is not supported"));
+  PutU32(bytes, 8, 4);
+  EXPECT_TRUE(Contains(LoadError(bytes), "version 4 is not supported"));
+  // A file from before the Llama 3 chat template.
+  PutU32(bytes, 8, 2);
+  EXPECT_TRUE(Contains(LoadError(bytes), "version 2 is not supported"));
   // A file from before the Llama 3 and Qwen2 pre-tokenizers.
   PutU32(bytes, 8, 1);
   EXPECT_TRUE(Contains(LoadError(bytes), "version 1 is not supported"));

@@ -1,4 +1,4 @@
-#include "runtime/tokenizer/byte_reader.h"
+#include "tokenizer/runtime/byte_reader.h"
 
 #include <array>
 

@@ -13,7 +13,7 @@
 namespace llm::tokenizer {
 
 // zlib's CRC-32 (reflected, polynomial 0xEDB88320), what Python's zlib.crc32
-// computes: the compilers in tools/tokenizer and runtime/tokenizer write it.
+// computes: the compilers in tokenizer/compiler write it.
 uint32_t Crc32(std::string_view data);
 
 // Little-endian fields from a byte range. A read past the end fails and keeps

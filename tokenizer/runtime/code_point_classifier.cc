@@ -1,4 +1,4 @@
-#include "runtime/tokenizer/code_point_classifier.h"
+#include "tokenizer/runtime/code_point_classifier.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "runtime/tokenizer/merge_table.h"
+#include "tokenizer/runtime/merge_table.h"
 
 namespace llm::tokenizer {
 

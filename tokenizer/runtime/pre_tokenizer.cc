@@ -1,6 +1,6 @@
-#include "runtime/tokenizer/pre_tokenizer.h"
+#include "tokenizer/runtime/pre_tokenizer.h"
 
-#include "runtime/tokenizer/utf8.h"
+#include "tokenizer/runtime/utf8.h"
 
 namespace llm::tokenizer {
 namespace {

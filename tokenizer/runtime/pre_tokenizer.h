@@ -12,7 +12,7 @@
 // without a regex engine: the alternatives are tried in order at each
 // position, as Oniguruma (tokenizers' engine) does, and since every character
 // is matched by some alternative the pieces tile the text. BPE then runs on
-// each piece separately. tools/tokenizer/compile_tokenizer.py accepts a
+// each piece separately. tokenizer/compiler/compile_tokenizer.py accepts a
 // tokenizer only when its regex is exactly one of these, so a pre-tokenizer
 // the runtime does not implement is refused, never split differently.
 //
@@ -27,7 +27,7 @@
 #include <string_view>
 #include <utility>
 
-#include "runtime/tokenizer/code_point_classifier.h"
+#include "tokenizer/runtime/code_point_classifier.h"
 
 namespace llm::tokenizer {
 

@@ -3,7 +3,7 @@
 // families' regexes, and SmolLM2's ByteLevel): contractions in any case,
 // including Oniguruma's case-folded long s; a punctuation or tab lead joining
 // a word; line-break runs; digits in threes (Llama 3) or ones (Qwen2).
-#include "runtime/tokenizer/pre_tokenizer.h"
+#include "tokenizer/runtime/pre_tokenizer.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/tokenizer/tokenizer_file.h"
+#include "tokenizer/runtime/tokenizer_file.h"
 
 namespace llm::tokenizer {
 namespace {

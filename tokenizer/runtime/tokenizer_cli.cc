@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "runtime/cli/flags.h"
-#include "runtime/tokenizer/bpe_tokenizer.h"
+#include "tokenizer/runtime/bpe_tokenizer.h"
 
 namespace llm::tokenizer {
 namespace {

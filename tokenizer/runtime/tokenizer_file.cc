@@ -1,26 +1,29 @@
-#include "runtime/tokenizer/tokenizer_file.h"
+#include "tokenizer/runtime/tokenizer_file.h"
 
-#include <limits>
-
-#include "runtime/tokenizer/byte_reader.h"
+#include "tokenizer/runtime/byte_reader.h"
+#include "tokenizer/runtime/section_parser.h"
 
 namespace llm::tokenizer {
 namespace {
 
 constexpr std::string_view kMagic = "LLMBPETK";
 // 2: PRTK gained the Llama 3 and Qwen2 regexes and the BPE flags.
-constexpr uint32_t kVersion = 2;
+// 3: CHAT gained the Llama 3 header format.
+constexpr uint32_t kVersion = 3;
 constexpr uint32_t kBpeIgnoreMerges = 1;
 constexpr uint32_t kChatNone = 0;
 constexpr uint32_t kChatChatMl = 1;
+constexpr uint32_t kChatLlama3 = 2;
+constexpr uint32_t kLlama3AlwaysSystem = 1;
+constexpr uint32_t kLlama3Trim = 2;
 constexpr uint32_t kFlagSpecial = 1;
 constexpr uint32_t kFlagNormalized = 2;
 
 // Parses each section in turn; the first error wins.
-class Parser {
+class Parser : public SectionParser<Parser> {
  public:
   Parser(std::string_view payload, TokenizerFileContents* out)
-      : sections_(payload), out_(*out) {}
+      : SectionParser(payload), out_(*out) {}
 
   bool Run() {
     return Section("VOCB", &Parser::Vocab) &&
@@ -30,50 +33,22 @@ class Parser {
            Section("SPEC", &Parser::SpecialIds) &&
            Section("PRTK", &Parser::PreTokenizer) &&
            Section("CHAT", &Parser::Chat) &&
-           Section("UNIC", &Parser::UnicodeClasses) && sections_.Finish();
+           Section("UNIC", &Parser::UnicodeClasses) && Finish();
   }
-
-  const std::string& error() const { return sections_.error(); }
 
  private:
-  bool Fail(const std::string& message) { return sections_.Fail(message); }
-  std::string Where() const { return sections_.Where(); }
-  bool Section(std::string_view tag, bool (Parser::*parse)(ByteReader&)) {
-    return sections_.Next(tag,
-                          [&](ByteReader& r) { return (this->*parse)(r); });
-  }
-
   bool IsTokenId(int64_t id) const {
     return id >= 0 && id < static_cast<int64_t>(out_.token_ends.size());
   }
   bool CheckTokenId(int64_t id, const char* what) {
-    if (IsTokenId(id)) return true;
-    return Fail(Where() + what + " " + std::to_string(id) +
-                " is not a token id (vocab size " +
-                std::to_string(out_.token_ends.size()) + ")");
+    return SectionParser::CheckTokenId(id, out_.token_ends.size(), what);
   }
   bool CheckOptionalTokenId(int32_t id, const char* what) {
     return id == -1 || CheckTokenId(id, what);
   }
 
   bool Vocab(ByteReader& r) {
-    const uint32_t count = r.U32();
-    if (count == 0 ||
-        count > static_cast<uint32_t>(std::numeric_limits<int32_t>::max()) ||
-        !r.CanRead(count, 4)) {
-      return Fail(Where() + "has a bad token count " + std::to_string(count));
-    }
-    out_.token_ends.resize(count);
-    uint32_t previous_end = 0;
-    for (uint32_t& end : out_.token_ends) {
-      end = r.U32();
-      if (end < previous_end) return Fail(Where() + "has decreasing offsets");
-      previous_end = end;
-    }
-    const std::string_view bytes = r.Bytes(previous_end);
-    if (!r.ok()) return Fail(Where() + "is shorter than its token offsets");
-    out_.token_bytes.assign(bytes);
-    return true;
+    return ReadVocab(r, &out_.token_bytes, &out_.token_ends);
   }
 
   bool ByteTokens(ByteReader& r) {
@@ -162,12 +137,29 @@ class Parser {
     const uint32_t has_default_system = r.U32();
     const std::string_view system = r.Bytes(r.U32());
     if (!r.ok()) return false;
-    if ((kind != kChatNone && kind != kChatChatMl) || has_default_system > 1) {
+    if (kind > kChatLlama3 || has_default_system > 1) {
       return Fail(Where() + "has unknown chat template kind " +
                   std::to_string(kind));
     }
-    out_.has_chat_template = kind == kChatChatMl;
-    if (has_default_system) out_.default_system_prompt = std::string(system);
+    std::optional<std::string> default_system;
+    if (has_default_system) default_system = std::string(system);
+    if (kind == kChatChatMl) {
+      out_.chat_template = ChatTemplate::ChatMl(std::move(default_system));
+    } else if (kind == kChatLlama3) {
+      const uint32_t flags = r.U32();
+      const std::string_view bos = r.Bytes(r.U32());
+      if (!r.ok()) return false;
+      if (flags > (kLlama3AlwaysSystem | kLlama3Trim)) {
+        return Fail(Where() + "has unknown Llama 3 flags " +
+                    std::to_string(flags));
+      }
+      Llama3Options options;
+      options.bos = std::string(bos);
+      options.always_system = (flags & kLlama3AlwaysSystem) != 0;
+      options.trim = (flags & kLlama3Trim) != 0;
+      out_.chat_template =
+          ChatTemplate::Llama3(std::move(options), std::move(default_system));
+    }
     return true;
   }
 
@@ -185,7 +177,6 @@ class Parser {
     return true;
   }
 
-  SectionReader sections_;
   TokenizerFileContents& out_;
 };
 

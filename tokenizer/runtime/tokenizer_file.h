@@ -1,5 +1,6 @@
 // Reads the compiled tokenizer file written by
-// tools/tokenizer/compile_tokenizer.py (whose docstring specifies the format).
+// tokenizer/compiler/compile_tokenizer.py (whose docstring specifies the
+// format).
 //
 // The file is untrusted input: every count, offset and id is checked before
 // use, so a truncated or corrupt file gives an error message, never a crash
@@ -14,9 +15,10 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/tokenizer/code_point_classifier.h"
-#include "runtime/tokenizer/merge_table.h"
-#include "runtime/tokenizer/pre_tokenizer.h"
+#include "tokenizer/runtime/chat_template.h"
+#include "tokenizer/runtime/code_point_classifier.h"
+#include "tokenizer/runtime/merge_table.h"
+#include "tokenizer/runtime/pre_tokenizer.h"
 
 namespace llm::tokenizer {
 
@@ -42,8 +44,7 @@ struct TokenizerFileContents {
   int32_t bos_id = -1;
   int32_t eos_id = -1;
   std::vector<int32_t> stop_ids;
-  bool has_chat_template = false;  // ChatML, the only kind there is
-  std::optional<std::string> default_system_prompt;
+  std::optional<ChatTemplate> chat_template;  // none when the model has none
   std::vector<CodePointRange> letters;
   std::vector<CodePointRange> numbers;
   std::vector<CodePointRange> whitespace;

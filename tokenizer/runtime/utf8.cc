@@ -1,4 +1,4 @@
-#include "runtime/tokenizer/utf8.h"
+#include "tokenizer/runtime/utf8.h"
 
 namespace llm::tokenizer {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "runtime/cli/flags.h"
-#include "runtime/tokenizer/wordpiece_tokenizer.h"
+#include "tokenizer/runtime/wordpiece_tokenizer.h"
 
 namespace llm::tokenizer {
 namespace {

@@ -1,8 +1,7 @@
-#include "runtime/tokenizer/wordpiece_file.h"
+#include "tokenizer/runtime/wordpiece_file.h"
 
-#include <limits>
-
-#include "runtime/tokenizer/byte_reader.h"
+#include "tokenizer/runtime/byte_reader.h"
+#include "tokenizer/runtime/section_parser.h"
 
 namespace llm::tokenizer {
 namespace {
@@ -13,56 +12,26 @@ constexpr char32_t kMaxCodePoint = 0x10FFFF;
 // A replacement is a few code points (NFD of one character, lower-cased).
 constexpr uint32_t kMaxReplacementLength = 32;
 
-class Parser {
+class Parser : public SectionParser<Parser> {
  public:
   Parser(std::string_view payload, WordPieceFileContents* out)
-      : sections_(payload), out_(*out) {}
+      : SectionParser(payload), out_(*out) {}
 
   bool Run() {
     return Section("VOCB", &Parser::Vocab) &&
            Section("WPCF", &Parser::Config) &&
            Section("ADDT", &Parser::AddedTokens) &&
            Section("NORM", &Parser::Normalizer) &&
-           Section("PRTK", &Parser::PreTokenizer) && sections_.Finish();
+           Section("PRTK", &Parser::PreTokenizer) && Finish();
   }
-
-  const std::string& error() const { return sections_.error(); }
 
  private:
-  bool Fail(const std::string& message) { return sections_.Fail(message); }
-  std::string Where() const { return sections_.Where(); }
-  bool Section(std::string_view tag, bool (Parser::*parse)(ByteReader&)) {
-    return sections_.Next(tag,
-                          [&](ByteReader& r) { return (this->*parse)(r); });
-  }
-
   bool CheckTokenId(int64_t id, const char* what) {
-    if (id >= 0 && id < static_cast<int64_t>(out_.token_ends.size())) {
-      return true;
-    }
-    return Fail(Where() + what + " " + std::to_string(id) +
-                " is not a token id (vocab size " +
-                std::to_string(out_.token_ends.size()) + ")");
+    return SectionParser::CheckTokenId(id, out_.token_ends.size(), what);
   }
 
   bool Vocab(ByteReader& r) {
-    const uint32_t count = r.U32();
-    if (count == 0 ||
-        count > static_cast<uint32_t>(std::numeric_limits<int32_t>::max()) ||
-        !r.CanRead(count, 4)) {
-      return Fail(Where() + "has a bad token count " + std::to_string(count));
-    }
-    out_.token_ends.resize(count);
-    uint32_t previous_end = 0;
-    for (uint32_t& end : out_.token_ends) {
-      end = r.U32();
-      if (end < previous_end) return Fail(Where() + "has decreasing offsets");
-      previous_end = end;
-    }
-    const std::string_view bytes = r.Bytes(previous_end);
-    if (!r.ok()) return Fail(Where() + "is shorter than its token offsets");
-    out_.token_bytes.assign(bytes);
-    return true;
+    return ReadVocab(r, &out_.token_bytes, &out_.token_ends);
   }
 
   bool Config(ByteReader& r) {
@@ -145,7 +114,6 @@ class Parser {
     return Ranges(r, &out_.whitespace) && Ranges(r, &out_.punctuation);
   }
 
-  SectionReader sections_;
   WordPieceFileContents& out_;
 };
 

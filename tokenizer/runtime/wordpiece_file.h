@@ -1,5 +1,5 @@
 // Reads the compiled WordPiece tokenizer file written by
-// tools/tokenizer/compile_wordpiece.py (whose docstring specifies the
+// tokenizer/compiler/compile_wordpiece.py (whose docstring specifies the
 // format).
 //
 // The file is untrusted input: every count, offset and id is checked before
@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/tokenizer/code_point_classifier.h"
+#include "tokenizer/runtime/code_point_classifier.h"
 
 namespace llm::tokenizer {
 

@@ -35,7 +35,7 @@ def paragraphs(path: str) -> list[str]:
 def cli_encode(texts: list[str], max_tokens: int = 0) -> tuple[list[list[int]], str]:
     result = subprocess.run(
         [
-            runfile("runtime/tokenizer/wordpiece_cli"),
+            runfile("tokenizer/runtime/wordpiece_cli"),
             f"--vocab={runfile('models/minilm_l6_vocab.wpt')}",
             f"--max_tokens={max_tokens}",
             "--timing",

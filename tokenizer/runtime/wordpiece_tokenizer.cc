@@ -1,11 +1,11 @@
-#include "runtime/tokenizer/wordpiece_tokenizer.h"
+#include "tokenizer/runtime/wordpiece_tokenizer.h"
 
 #include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <utility>
 
-#include "runtime/tokenizer/utf8.h"
+#include "tokenizer/runtime/utf8.h"
 
 namespace llm::tokenizer {
 namespace {

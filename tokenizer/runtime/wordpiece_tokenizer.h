@@ -2,7 +2,7 @@
 // tokenizers' Tokenizer.encode(text) on a BERT tokenizer.json (e.g.
 // all-MiniLM-L6-v2's), truncated as sentence-transformers truncates.
 //
-// It reads the file that tools/tokenizer/compile_wordpiece.py makes from a
+// It reads the file that tokenizer/compiler/compile_wordpiece.py makes from a
 // tokenizer.json. Encoding is, as in tokenizers:
 //   1. added tokens ([CLS], [MASK], ...) are cut out of the raw text;
 //   2. BertNormalizer, per code point: control characters, U+0000 and U+FFFD
@@ -32,9 +32,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "runtime/tokenizer/added_token_matcher.h"
-#include "runtime/tokenizer/code_point_classifier.h"
-#include "runtime/tokenizer/wordpiece_file.h"
+#include "tokenizer/runtime/added_token_matcher.h"
+#include "tokenizer/runtime/code_point_classifier.h"
+#include "tokenizer/runtime/wordpiece_file.h"
 
 namespace llm::tokenizer {
 

@@ -3,7 +3,7 @@
 // damaged file must give. Ids of whole texts are checked against tokenizers
 // by wordpiece_parity_test.py.
 
-#include "runtime/tokenizer/wordpiece_tokenizer.h"
+#include "tokenizer/runtime/wordpiece_tokenizer.h"
 
 #include <gtest/gtest.h>
 

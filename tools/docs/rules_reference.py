@@ -22,14 +22,16 @@ flags.DEFINE_string("out", "", "Write the page here; default docs/rules_referenc
 # (rule, its .bzl file, the load line users write)
 RULES = [
     ("llm_checkpoint", "tools/executorch/private/llm_checkpoint.bzl", "//tools/executorch:defs.bzl"),
+    ("hf_model_folder", "tools/executorch/private/hf_model_folder.bzl", "//tools/executorch:repositories.bzl"),
     ("llm_pte", "tools/executorch/private/llm_pte.bzl", "//tools/executorch:defs.bzl"),
     ("qnn_pte", "tools/executorch/private/qnn_pte.bzl", "//tools/executorch:defs.bzl"),
-    ("encoder_pte", "tools/executorch/private/encoder_pte.bzl", "//tools/executorch:defs.bzl"),
     ("calibration_set", "tools/executorch/private/calibration_set.bzl", "//tools/executorch:defs.bzl"),
-    ("sentence_encoder", "tools/executorch/private/sentence_encoder.bzl", "//tools/executorch:defs.bzl"),
-    ("compiled_tokenizer", "tools/tokenizer/private/compiled_tokenizer.bzl", "//tools/tokenizer:defs.bzl"),
-    ("wordpiece_vocab", "tools/tokenizer/private/wordpiece_vocab.bzl", "//tools/tokenizer:defs.bzl"),
-    ("rag_index", "tools/rag/private/rag_index.bzl", "//tools/rag:defs.bzl"),
+    ("llm_chat", "tools/executorch/private/llm_chat.bzl", "//tools/executorch:defs.bzl"),
+    ("compiled_tokenizer", "tokenizer/private/compiled_tokenizer.bzl", "//tokenizer:defs.bzl"),
+    ("wordpiece_vocab", "tokenizer/private/wordpiece_vocab.bzl", "//tokenizer:defs.bzl"),
+    ("sentence_encoder", "rag/private/sentence_encoder.bzl", "//rag:defs.bzl"),
+    ("encoder_pte", "rag/private/encoder_pte.bzl", "//rag:defs.bzl"),
+    ("rag_index", "rag/private/rag_index.bzl", "//rag:defs.bzl"),
 ]
 
 
@@ -101,8 +103,8 @@ def _dict_items(node: ast.AST, names: dict[str, ast.AST], path: str) -> list[tup
 def _attrs(names: dict[str, ast.AST], rule: str, path: str) -> tuple[str, list[tuple[str, str, str, str]]]:
     """The rule's doc and its public attributes: (name, type, default, doc)."""
     call = names.get(rule)
-    if not (isinstance(call, ast.Call) and ast.unparse(call.func) == "rule"):
-        raise ReferenceError(f"{path}: no `{rule} = rule(...)`")
+    if not (isinstance(call, ast.Call) and ast.unparse(call.func) in ("rule", "repository_rule")):
+        raise ReferenceError(f"{path}: no `{rule} = rule(...)` or `repository_rule(...)`")
     rows = []
     for key, value in _dict_items(_keyword(call, "attrs"), names, path):
         name = _text(key)
@@ -178,7 +180,9 @@ def render(workspace: str) -> str:
         '`llm_pte`, or a `qnn_pte` for `backend = "qnn"`, with the attributes below.',
     ]
     for rule, path, load in RULES:
-        doc, rows = _attrs(_globals(os.path.join(workspace, path)), rule, path)
+        names = _globals(os.path.join(workspace, path))
+        # A macro that checks its arguments wraps the rule `<rule>_rule`.
+        doc, rows = _attrs(names, rule if rule in names else rule + "_rule", path)
         lines += ["", f"## `{rule}`", "", f'`load("{load}", "{rule}")`', "", *_doc_lines(doc), ""]
         lines += ["| attribute | type | default | what |", "|---|---|---|---|"]
         lines += [f"| `{name}` | {kind} | {default} | {text} |" for name, kind, default, text in rows]

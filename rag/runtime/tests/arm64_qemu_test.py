@@ -62,10 +62,10 @@ class Arm64QemuTest(unittest.TestCase):
         with open(jsonl, "w", encoding="utf-8") as f:
             for text in TEXTS:
                 f.write(json.dumps({"text": text}) + "\n")
-        arm64 = [QEMU, "-cpu", "max,sme=off", "-L", ARM64_SYSROOT, runfile("runtime/rag/embed_linux_arm64")]
+        arm64 = [QEMU, "-cpu", "max,sme=off", "-L", ARM64_SYSROOT, runfile("rag/runtime/embed_linux_arm64")]
         for pte in ("minilm_l6_fp32", "minilm_l6_int8"):
             with self.subTest(pte=pte):
-                host = embed([runfile("runtime/rag/embed")], pte, jsonl, os.path.join(tmp, "host.f32"))
+                host = embed([runfile("rag/runtime/embed")], pte, jsonl, os.path.join(tmp, "host.f32"))
                 emulated = embed(arm64, pte, jsonl, os.path.join(tmp, "arm64.f32"))
                 cos = (host * emulated).sum(1)
                 print(f"\n{pte}: arm64 (qemu) vs host cosine min {cos.min():.7f}", flush=True)

@@ -20,13 +20,13 @@ import unittest
 
 from tools.python.runfile import runfile
 
-ASK = runfile("runtime/rag/ask")
+ASK = runfile("rag/runtime/ask")
 FLAGS = [
     "--index=" + runfile("rag/austen_int8.flat"),
     "--embedder=" + runfile("models/minilm_l6_int8.pte"),
     "--vocab=" + runfile("models/minilm_l6_vocab.wpt"),
     "--model=" + runfile("models/llama_int4.pte"),
-    "--tokenizer=" + runfile("runtime/tokenizer/smollm2.tok"),
+    "--tokenizer=" + runfile("tokenizer/runtime/smollm2.tok"),
 ]
 
 

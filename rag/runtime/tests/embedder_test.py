@@ -1,4 +1,4 @@
-"""The C++ embedder (//runtime/rag:embed) against sentence-transformers on 200 real passages.
+"""The C++ embedder (//rag/runtime:embed) against sentence-transformers on 200 real passages.
 
 The reference is SentenceTransformer on the same all-MiniLM-L6-v2 files
 (run under @pypi_rag, offline). Passages: 100 paragraphs of Pride and
@@ -55,7 +55,7 @@ def passages() -> list[str]:
 
 
 def run_embed(*flags: str) -> subprocess.CompletedProcess:
-    return subprocess.run([runfile("runtime/rag/embed"), *flags], capture_output=True, text=True, timeout=900)
+    return subprocess.run([runfile("rag/runtime/embed"), *flags], capture_output=True, text=True, timeout=900)
 
 
 def read_rows(path: str) -> np.ndarray:
@@ -79,7 +79,7 @@ class EmbedderTest(unittest.TestCase):
         result = subprocess.run(
             [
                 external("pypi_rag", "python3"),
-                runfile("runtime/rag/tests/st_reference.py"),
+                runfile("rag/runtime/tests/st_reference.py"),
                 external("pypi_rag", "all_minilm_l6_v2/config.json").rsplit("/", 1)[0],
                 cls.jsonl,
                 reference,

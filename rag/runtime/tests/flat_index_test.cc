@@ -1,7 +1,7 @@
 // FlatIndex and SearchTopK on real indexes (//rag:austen_int8 and
 // //rag:austen_fp32, the two Austen novels; //rag:opening_fp16): the header,
 // exact top-k against a scalar reference, and clear errors for damaged files.
-#include "runtime/rag/flat_index.h"
+#include "rag/runtime/flat_index.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/rag/flat_search.h"
+#include "rag/runtime/flat_search.h"
 
 namespace llm::rag {
 namespace {

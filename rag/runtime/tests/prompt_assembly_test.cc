@@ -1,5 +1,5 @@
 // The budget policy of prompt_assembly.h on SmolLM2's real tokenizer.
-#include "runtime/rag/prompt_assembly.h"
+#include "rag/runtime/prompt_assembly.h"
 
 #include <gtest/gtest.h>
 

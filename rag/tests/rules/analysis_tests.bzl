@@ -1,6 +1,6 @@
 """Analysis-time checks of rag_index: an embedder that is not a sentence encoder fails with a clear message."""
 
-load("//tools/rag:defs.bzl", "rag_index")
+load("//rag:defs.bzl", "rag_index")
 load("//tools/testing:expect_failure.bzl", "expect_failure_test")
 
 def rag_index_analysis_test_suite(name):

@@ -1,6 +1,6 @@
 """Analysis-time checks of encoder_pte: bad attributes fail with a clear message (LLM-only attributes: analysis_tests.bzl)."""
 
-load("//tools/executorch:defs.bzl", "encoder_pte")
+load("//rag:defs.bzl", "encoder_pte")
 load("//tools/testing:expect_failure.bzl", "expect_failure_test")
 
 # name -> (encoder_pte attributes, expected substring of the error)

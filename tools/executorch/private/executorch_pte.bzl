@@ -1,9 +1,11 @@
-"""The macros users call to make programs: executorch_pte (which picks
-llm_pte or qnn_pte by backend), qnn_pte with the QNN SDK attached, and
-encoder_pte. Each rejects attributes of another family of programs with the
-fix, instead of Bazel's "no such attribute"."""
+"""The macros users call to make language-model programs: executorch_pte
+(which picks llm_pte or qnn_pte by backend) and qnn_pte with the QNN SDK
+attached. Each rejects attributes of another family of programs with the fix,
+instead of Bazel's "no such attribute" (encoder_pte does the same, in
+//rag/private:encoder_pte.bzl)."""
 
-load(":encoder_pte.bzl", _encoder_pte_rule = "encoder_pte")
+load("//tokenizer:defs.bzl", "compiled_tokenizer")
+load(":llm_chat.bzl", "llm_chat")
 load(":llm_pte.bzl", "llm_pte")
 load(":pte_common.bzl", "misplaced_attrs_error")
 load(":qnn_pte.bzl", _qnn_pte_rule = "qnn_pte")
@@ -33,7 +35,8 @@ def executorch_pte(name, backend = "portable", **kwargs):
         )
 
     Attributes of the other family (soc on XNNPACK, hqq on QNN) fail here
-    with the fix, instead of as an unknown attribute.
+    with the fix, instead of as an unknown attribute. A CPU program also
+    gets `<name>_chat` (llm_chat): `bazel run :<name>_chat -- --prompt=...`.
 
     Args:
       name: the target.
@@ -45,17 +48,21 @@ def executorch_pte(name, backend = "portable", **kwargs):
         fail(error)
     if backend == "qnn":
         qnn_pte(name = name, **kwargs)
-    else:
-        llm_pte(name = name, backend = backend, **kwargs)
+        return
+    llm_pte(name = name, backend = backend, **kwargs)
 
-def encoder_pte(name, **kwargs):
-    """A sentence_encoder's program (see private/encoder_pte.bzl).
-
-    Args:
-      name: the target.
-      **kwargs: encoder_pte's attributes.
-    """
-    error = misplaced_attrs_error("encoder_pte", name, kwargs.get("backend", "portable"), kwargs)
-    if error:
-        fail(error)
-    _encoder_pte_rule(name = name, **kwargs)
+    # Built only when asked for (manual): it links the C++ runtime.
+    common = {
+        "tags": ["manual"],
+        "testonly": kwargs.get("testonly"),
+        "visibility": kwargs.get("visibility"),
+    }
+    for part in ("tokenizer", "tokenizer_config"):
+        native.filegroup(name = "{}_chat_{}".format(name, part), srcs = [kwargs["model"]], output_group = part, **common)
+    compiled_tokenizer(
+        name = name + "_chat_tok",
+        tokenizer = ":{}_chat_tokenizer".format(name),
+        tokenizer_config = ":{}_chat_tokenizer_config".format(name),
+        **common
+    )
+    llm_chat(name = name + "_chat", program = ":" + name, tokenizer = ":{}_chat_tok".format(name), **common)

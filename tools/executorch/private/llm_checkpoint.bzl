@@ -4,16 +4,19 @@ load(":action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
 load(":providers.bzl", "LlmCheckpointInfo")
 
 def _source_kind(ctx):
-    given = [k for k in ("gguf", "checkpoint") if getattr(ctx.attr, k)]
+    given = [k for k in ("hf", "gguf", "checkpoint") if getattr(ctx.attr, k)]
     if ctx.attr.seed >= 0:
         given.append("random")
     if len(given) != 1:
-        fail("llm_checkpoint {}: give exactly one of `gguf`, `checkpoint` (+ params, tokenizer) or `seed` (random weights); got {}".format(
+        fail("llm_checkpoint {}: give exactly one of `hf`, `gguf`, `checkpoint` (+ params, tokenizer) or `seed` (random weights); got {}".format(
             ctx.label,
             given or "none",
         ))
     kind = "meta" if given[0] == "checkpoint" else given[0]
-    if kind != "gguf" and not (ctx.file.params and ctx.file.tokenizer):
+    if kind in ("hf", "gguf"):
+        if ctx.file.params or ctx.file.tokenizer or ctx.file.tokenizer_config:
+            fail("llm_checkpoint {}: `{}` carries its own config and tokenizer; drop params, tokenizer and tokenizer_config".format(ctx.label, kind))
+    elif not (ctx.file.params and ctx.file.tokenizer):
         fail("llm_checkpoint {}: `params` and `tokenizer` are required with `{}`".format(ctx.label, given[0]))
     return kind
 
@@ -27,7 +30,8 @@ def _llm_checkpoint_impl(ctx):
 
     args = ctx.actions.args()
     args.add("--source", kind)
-    inputs = []
+    inputs = list(ctx.files.hf)
+    args.add_all(ctx.files.hf, before_each = "--hf_file")
     for flag, file in (
         ("--gguf", ctx.file.gguf),
         ("--checkpoint", ctx.file.checkpoint),
@@ -76,12 +80,21 @@ llm_checkpoint = rule(
     doc = """A LLaMA-architecture checkpoint, converted for export.
 
 Give exactly one source:
+  * `hf`: a Hugging Face model folder's files: config.json, model.safetensors
+    or its shards and index (bf16, fp16 or fp32), tokenizer.json and
+    tokenizer_config.json. LlamaForCausalLM (Llama 3.x, SmolLM2),
+    Qwen2ForCausalLM (Qwen2.5) and Qwen3ForCausalLM (Qwen3):
+
+        llm_checkpoint(name = "qwen2_5_0_5b", hf = "@qwen2_5_0_5b")
+
+    (hf_model_folder in repositories.bzl makes `@qwen2_5_0_5b` of a folder);
   * `gguf`: a llama GGUF file (weights are de-quantized to fp32);
   * `checkpoint` + `params` + `tokenizer`: a Meta checkpoint such as Llama 3.2
     1B/3B's consolidated.00.pth, params.json and a tokenizer.json;
   * `seed` + `params` + `tokenizer`: seeded random weights, for tests.
 """,
     attrs = {
+        "hf": attr.label(allow_files = True, doc = "The files of a Hugging Face model folder."),
         "gguf": attr.label(allow_single_file = [".gguf"], doc = "A llama GGUF file."),
         "checkpoint": attr.label(allow_single_file = [".pth", ".pt"], doc = "Meta-layout state dict."),
         "params": attr.label(allow_single_file = [".json"], doc = "params.json (ModelArgs fields)."),

@@ -2,8 +2,8 @@
 attributes of a language-model export, how outputs are named, and what every
 program target returns."""
 
+load("//rag:providers.bzl", "EncoderCheckpointInfo")
 load(":providers.bzl", "LlmCheckpointInfo", "PteInfo")
-load(":sentence_encoder.bzl", "EncoderCheckpointInfo")
 
 # The attributes of every language-model export, whatever its backend.
 LLM_COMMON_ATTRS = {
