@@ -17,12 +17,9 @@ namespace llm {
 
 using executorch::aten::ScalarType;
 using executorch::aten::Tensor;
-using executorch::aten::TensorImpl;
 using executorch::runtime::Error;
 using executorch::runtime::EValue;
 using executorch::runtime::MemoryManager;
-using executorch::runtime::Method;
-using executorch::runtime::Program;
 
 namespace {}  // namespace
 
@@ -128,12 +125,10 @@ bool LlmProgram::PrepareForward(const ProgramOptions& options,
              std::to_string(planned_.bytes()) + " bytes)";
     return false;
   }
-  memory_manager_.emplace(&method_allocator_, planned_.allocator(), temp);
-
   ClearRuntimeError();
-  auto method = program_->load_method("forward", &*memory_manager_);
-  if (!method.ok()) {
-    std::string detail = DescribeExecuTorchError(method.error());
+  const Error loaded = forward_.Load(program_, planned_.allocator(), temp);
+  if (loaded != Error::Ok) {
+    std::string detail = DescribeExecuTorchError(loaded);
     *error = "cannot load forward: " + detail;
     if (detail.find("QnnBackend is not registered") != std::string::npos) {
       *error +=
@@ -141,7 +136,7 @@ bool LlmProgram::PrepareForward(const ProgramOptions& options,
           "QNN backend with --backend_library (libqnn_executorch_backend.so "
           "on Android, libexecutorch_backend_qnn.so on this host) and put "
           "the QAIRT libraries on LD_LIBRARY_PATH (README \"Qualcomm NPU\")";
-    } else if (method.error() == Error::OperatorMissing) {
+    } else if (loaded == Error::OperatorMissing) {
       *error +=
           ". The program uses an operator this runner has no kernel for; "
           "re-export with the supported settings (executorch_pte) or add the "
@@ -149,8 +144,6 @@ bool LlmProgram::PrepareForward(const ProgramOptions& options,
     }
     return false;
   }
-  forward_.emplace(std::move(method.get()));
-
   token_buffer_.assign(static_cast<size_t>(limits_.max_seq_len), 0);
   return true;
 }
@@ -172,26 +165,17 @@ const float* LlmProgram::Forward(const int64_t* tokens, int64_t count,
   }
   std::copy(tokens, tokens + count, token_buffer_.begin());
   position_buffer_[0] = start;
-  token_sizes_[1] = static_cast<int32_t>(count);
-  // TensorImpls live on the stack: set_input copies them into the method's
-  // own (planned) input tensors, so nothing here touches the heap.
-  TensorImpl token_impl(ScalarType::Long, 2, token_sizes_, token_buffer_.data(),
-                        token_dim_order_, token_strides_,
-                        executorch::aten::TensorShapeDynamism::DYNAMIC_BOUND);
-  TensorImpl position_impl(ScalarType::Long, 1, position_sizes_,
-                           position_buffer_, position_dim_order_,
-                           position_strides_);
+  const Int64Input inputs[2] = {
+      {token_buffer_.data(), static_cast<int32_t>(count), 2, /*dynamic=*/true},
+      {position_buffer_, 1, 1, /*dynamic=*/false},
+  };
   ClearRuntimeError();
-  Error status = forward_->set_input(EValue(Tensor(&token_impl)), 0);
-  if (status == Error::Ok) {
-    status = forward_->set_input(EValue(Tensor(&position_impl)), 1);
-  }
-  if (status == Error::Ok) status = forward_->execute();
+  const Error status = forward_.Run(inputs, 2);
   if (status != Error::Ok) {
     *error = "forward failed: " + DescribeExecuTorchError(status);
     return nullptr;
   }
-  const EValue& output = forward_->get_output(0);
+  const EValue& output = forward_.output(0);
   if (!output.isTensor() ||
       output.toTensor().scalar_type() != ScalarType::Float) {
     *error = "forward's first output is not a float tensor of logits";

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/forward_method.h"
 #include "runtime/loaded_program.h"
 #include "runtime/planned_memory.h"
 #include "runtime/program_integrity.h"
@@ -95,24 +96,16 @@ class LlmProgram {
 
   // forward's memory: method bookkeeping (load time only), planned buffers,
   // temp scratch.
-  executorch::extension::MallocMemoryAllocator method_allocator_;
   PlannedMemory planned_;
   MappedArena temp_arena_;
   std::optional<executorch::runtime::MemoryAllocator> temp_allocator_;
   // Only with static_arena = false.
   executorch::extension::MallocMemoryAllocator heap_temp_allocator_;
-  std::optional<executorch::runtime::MemoryManager> memory_manager_;
-  std::optional<executorch::runtime::Method> forward_;
+  ForwardMethod forward_;
 
   // Input tensors point at these; they never move after load.
   std::vector<int64_t> token_buffer_;
   int64_t position_buffer_[1] = {0};
-  int32_t token_sizes_[2] = {1, 1};
-  uint8_t token_dim_order_[2] = {0, 1};
-  int32_t token_strides_[2] = {1, 1};
-  int32_t position_sizes_[1] = {1};
-  uint8_t position_dim_order_[1] = {0};
-  int32_t position_strides_[1] = {1};
 
   ProgramLimits limits_;
 };

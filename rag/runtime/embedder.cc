@@ -15,11 +15,8 @@ namespace llm::rag {
 
 using executorch::aten::ScalarType;
 using executorch::aten::Tensor;
-using executorch::aten::TensorImpl;
 using executorch::runtime::Error;
 using executorch::runtime::EValue;
-using executorch::runtime::MemoryManager;
-using executorch::runtime::Program;
 using executorch::runtime::Tag;
 
 namespace {
@@ -106,21 +103,18 @@ bool Embedder::PrepareForward(std::string* error) {
              " MiB for the encoder's memory plan; free memory";
     return false;
   }
-  memory_manager_.emplace(&method_allocator_, planned_.allocator(),
-                          &temp_allocator_);
-
   ClearRuntimeError();
-  auto method = program_->load_method("forward", &*memory_manager_);
-  if (!method.ok()) {
-    *error = "cannot load forward: " + DescribeExecuTorchError(method.error());
-    if (method.error() == Error::OperatorMissing) {
+  const Error loaded =
+      forward_.Load(program_, planned_.allocator(), &temp_allocator_);
+  if (loaded != Error::Ok) {
+    *error = "cannot load forward: " + DescribeExecuTorchError(loaded);
+    if (loaded == Error::OperatorMissing) {
       *error +=
           ". The program uses an operator this runtime has no kernel for; "
           "re-export it with executorch_pte";
     }
     return false;
   }
-  forward_.emplace(std::move(method.get()));
   ids_buffer_.assign(static_cast<size_t>(max_tokens_), 0);
   mask_buffer_.assign(static_cast<size_t>(max_tokens_), 1);
   return true;
@@ -140,26 +134,18 @@ std::vector<float> Embedder::EmbedIds(const std::vector<int32_t>& ids,
     return {};
   }
   std::copy(ids.begin(), ids.end(), ids_buffer_.begin());
-  sizes_[1] = static_cast<int32_t>(count);
-  // set_input copies the TensorImpls' data into the method's own planned
-  // inputs, so stack TensorImpls are enough.
-  TensorImpl ids_impl(ScalarType::Long, 2, sizes_, ids_buffer_.data(),
-                      dim_order_, strides_,
-                      executorch::aten::TensorShapeDynamism::DYNAMIC_BOUND);
-  TensorImpl mask_impl(ScalarType::Long, 2, sizes_, mask_buffer_.data(),
-                       dim_order_, strides_,
-                       executorch::aten::TensorShapeDynamism::DYNAMIC_BOUND);
+  const int32_t length = static_cast<int32_t>(count);
+  const Int64Input inputs[2] = {
+      {ids_buffer_.data(), length, 2, /*dynamic=*/true},
+      {mask_buffer_.data(), length, 2, /*dynamic=*/true},
+  };
   ClearRuntimeError();
-  Error status = forward_->set_input(EValue(Tensor(&ids_impl)), 0);
-  if (status == Error::Ok) {
-    status = forward_->set_input(EValue(Tensor(&mask_impl)), 1);
-  }
-  if (status == Error::Ok) status = forward_->execute();
+  const Error status = forward_.Run(inputs, 2);
   if (status != Error::Ok) {
     *error = "encoder forward failed: " + DescribeExecuTorchError(status);
     return {};
   }
-  const EValue& output = forward_->get_output(0);
+  const EValue& output = forward_.output(0);
   if (!output.isTensor() || output.toTensor().numel() != dim_) {
     *error =
         "encoder forward returned no [1, " + std::to_string(dim_) + "] tensor";

@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/forward_method.h"
 #include "runtime/loaded_program.h"
 #include "runtime/planned_memory.h"
 #include "tokenizer/runtime/wordpiece_tokenizer.h"
@@ -72,19 +73,14 @@ class Embedder {
 
   std::unique_ptr<LoadedProgram> file_;
   executorch::runtime::Program* program_ = nullptr;  // file_'s
-  executorch::extension::MallocMemoryAllocator method_allocator_;
   PlannedMemory planned_;
   executorch::extension::MallocMemoryAllocator temp_allocator_;
-  std::optional<executorch::runtime::MemoryManager> memory_manager_;
-  std::optional<executorch::runtime::Method> forward_;
+  ForwardMethod forward_;
   std::optional<tokenizer::WordPieceTokenizer> tokenizer_;
 
   // Input tensors point at these; they never move after load.
   std::vector<int64_t> ids_buffer_;
   std::vector<int64_t> mask_buffer_;
-  int32_t sizes_[2] = {1, 1};
-  uint8_t dim_order_[2] = {0, 1};
-  int32_t strides_[2] = {1, 1};
 
   int64_t dim_ = 0;
   int64_t max_tokens_ = 0;
