@@ -85,9 +85,9 @@ Give exactly one source:
     tokenizer_config.json. LlamaForCausalLM (Llama 3.x, SmolLM2),
     Qwen2ForCausalLM (Qwen2.5) and Qwen3ForCausalLM (Qwen3):
 
-        llm_checkpoint(name = "qwen2_5_0_5b", hf = "@qwen2_5_0_5b")
+        llm_checkpoint(name = "qwen2_5_0_5b", hf = "@qwen2_5_0_5b//:files")
 
-    (hf_model_folder in repositories.bzl makes `@qwen2_5_0_5b` of a folder);
+    (hf_model_folder in repositories.bzl makes `@qwen2_5_0_5b//:files` of a folder);
   * `gguf`: a llama GGUF file (weights are de-quantized to fp32);
   * `checkpoint` + `params` + `tokenizer`: a Meta checkpoint such as Llama 3.2
     1B/3B's consolidated.00.pth, params.json and a tokenizer.json;
