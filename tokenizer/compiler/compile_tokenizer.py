@@ -319,9 +319,7 @@ def _added_tokens(tokenizer: dict[str, Any]) -> list[AddedToken]:
 
 
 def _token_id(config: dict[str, Any], key: str, token_to_id: dict[str, int]) -> int:
-    value = config.get(key)
-    if isinstance(value, dict):  # an AddedToken written out in full
-        value = value.get("content")
+    value = _token_text(config.get(key))
     if value is None:
         return -1
     if value not in token_to_id:
@@ -394,6 +392,7 @@ def jinja_renderer(chat_template: str, config: dict[str, Any]) -> Callable[[list
 
 
 def _token_text(value: Any) -> str | None:
+    """A special token's text; configs write it as a string or as an AddedToken record."""
     return value.get("content") if isinstance(value, dict) else value
 
 

@@ -242,11 +242,10 @@ def main(argv: list[str]) -> None:
                 folder.path("tokenizer_config.json", "download the tokenizer files with the weights"),
                 "tokenizer_config",
             )
-            _check_runtime_can_tokenize(tokenizer, tokenizer_config, folder.chat_template(tokenizer_config))
+            chat_template = folder.chat_template(tokenizer_config)
+            _check_runtime_can_tokenize(tokenizer, tokenizer_config, chat_template)
             shutil.copyfile(tokenizer, FLAGS.out_tokenizer)
-            _write_tokenizer_config(
-                FLAGS.out_tokenizer_config, tokenizer_config, folder.chat_template(tokenizer_config)
-            )
+            _write_tokenizer_config(FLAGS.out_tokenizer_config, tokenizer_config, chat_template)
         elif FLAGS.source == "gguf":
             if not FLAGS.gguf or not os.path.exists(FLAGS.gguf):
                 raise ConversionError(f"GGUF file {FLAGS.gguf} does not exist: check the llm_checkpoint's gguf label")
