@@ -123,27 +123,103 @@ struct SdpaShape {
   }
 };
 
-// out[0, n) += p * v[0, n). Restrict parameters (GCC ignores restrict on
-// locals) and fixed 8-wide steps let -O2 vectorize it: it will not version a
-// loop for possible aliasing or a runtime trip count.
-inline void AddScaled(float* __restrict out, const float* __restrict v, float p,
-                      int64_t n) {
-  int64_t d = 0;
-  for (; d + 8 <= n; d += 8) {
-    for (int l = 0; l < 8; ++l) out[d + l] += p * v[d + l];
-  }
-  for (; d < n; ++d) out[d] += p * v[d];
+// Every path sums a query-key dot product in one order (eight partial
+// sums, then a fixed tree, then the tail) and accumulates each output over
+// the keys in their order, so blocking and threading below change speed,
+// never bits: SSE2, AVX2 and NEON give identical attention, and so do any
+// thread counts.
+// Eight floats as one value: GCC and Clang map it to one AVX2 register, two
+// SSE2 or two NEON registers, with the same per-lane IEEE arithmetic on all
+// of them. As values (not arrays) the accumulators stay in registers.
+typedef float Float8 __attribute__((vector_size(32)));
+
+// The helpers below are inlined into AttendGroup's clones, so each is
+// compiled for that clone's instruction set (a called helper would be
+// baseline SSE2 code).
+#define LLM_ALWAYS_INLINE inline __attribute__((always_inline))
+
+LLM_ALWAYS_INLINE Float8 Load8(const float* p) {
+  Float8 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
 }
 
-// Attention for one query position and one KV head: the `group` query heads
-// that share that KV head are done together, so each cached key and value
-// row is read once instead of once per query head (3x less memory traffic
-// for SmolLM2's 9 query / 3 KV heads). `scores` holds group * capacity floats.
+LLM_ALWAYS_INLINE float Reduce8(Float8 a) {
+  return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
+LLM_ALWAYS_INLINE float DotTail(float dot, const float* q, const float* k,
+                                int64_t d, int64_t n) {
+  for (; d < n; ++d) dot += q[d] * k[d];
+  return dot;
+}
+
+// One query head with one cached key.
+LLM_ALWAYS_INLINE float Dot(const float* q, const float* k, int64_t n) {
+  Float8 acc = {};
+  int64_t d = 0;
+  for (; d + 8 <= n; d += 8) acc += Load8(q + d) * Load8(k + d);
+  return DotTail(Reduce8(acc), q, k, d, n);
+}
+
+// One query head with four consecutive cached keys, each summed exactly as
+// Dot() sums it. One key's sum is a chain of dependent adds; four
+// independent chains keep the vector unit busy while each waits on its own.
+LLM_ALWAYS_INLINE void Dot4(const float* q, const float* k, int64_t stride,
+                            int64_t n, float* out) {
+  const float* k1 = k + stride;
+  const float* k2 = k + 2 * stride;
+  const float* k3 = k + 3 * stride;
+  Float8 a0 = {}, a1 = {}, a2 = {}, a3 = {};
+  int64_t d = 0;
+  for (; d + 8 <= n; d += 8) {
+    const Float8 x = Load8(q + d);
+    a0 += x * Load8(k + d);
+    a1 += x * Load8(k1 + d);
+    a2 += x * Load8(k2 + d);
+    a3 += x * Load8(k3 + d);
+  }
+  out[0] = DotTail(Reduce8(a0), q, k, d, n);
+  out[1] = DotTail(Reduce8(a1), q, k1, d, n);
+  out[2] = DotTail(Reduce8(a2), q, k2, d, n);
+  out[3] = DotTail(Reduce8(a3), q, k3, d, n);
+}
+
+// out[0, 32) = sum over keys j, in order, of p[j] * v_j[0, 32): 32 output
+// dimensions held in registers rather than re-read for every key.
+LLM_ALWAYS_INLINE void WeightedSum32(const float* p, const float* v,
+                                     int64_t stride, int64_t keys, float* out) {
+  Float8 a0 = {}, a1 = {}, a2 = {}, a3 = {};
+  for (int64_t j = 0; j < keys; ++j) {
+    const float* row = v + j * stride;
+    const float w = p[j];
+    a0 += w * Load8(row);
+    a1 += w * Load8(row + 8);
+    a2 += w * Load8(row + 16);
+    a3 += w * Load8(row + 24);
+  }
+  std::memcpy(out, &a0, sizeof a0);
+  std::memcpy(out + 8, &a1, sizeof a1);
+  std::memcpy(out + 16, &a2, sizeof a2);
+  std::memcpy(out + 24, &a3, sizeof a3);
+}
+
+// The same for the dimensions left over (head sizes that are not a
+// multiple of 32).
+LLM_ALWAYS_INLINE void WeightedSum1(const float* p, const float* v,
+                                    int64_t stride, int64_t keys, float* out) {
+  float acc = 0.0f;
+  for (int64_t j = 0; j < keys; ++j) acc += p[j] * v[j * stride];
+  *out = acc;
+}
+
+// Attention for one query position, one KV head and query heads
+// [g_begin, g_end) of the group that shares it. `scores` holds
+// group * capacity floats.
 LLM_MULTIVERSIONED
 void AttendGroup(const SdpaShape& s, const float* q, const float* k_cache,
                  const float* v_cache, int64_t b, int64_t i, int64_t kv_h,
-                 float* scores, float* out) {
-  const int64_t group = s.group();
+                 int64_t g_begin, int64_t g_end, float* scores, float* out) {
   const int64_t dim = s.head_dim;
   const int64_t keys = s.KeyCount(i);
   const int64_t kv_stride = s.kv_heads * dim;
@@ -151,48 +227,38 @@ void AttendGroup(const SdpaShape& s, const float* q, const float* k_cache,
   const float* v_base = v_cache + b * s.capacity * kv_stride + kv_h * dim;
   const float* mask_row = s.mask ? s.mask + i * s.mask_keys : nullptr;
 
-  for (int64_t j = 0; j < keys; ++j) {
-    const float* k = k_base + j * kv_stride;
-    for (int64_t g = 0; g < group; ++g) {
-      const float* qg = q + g * dim;
-      // Eight independent partial sums: vectorizable without -ffast-math.
-      float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      int64_t d = 0;
-      for (; d + 8 <= dim; d += 8) {
-        for (int l = 0; l < 8; ++l) acc[l] += qg[d + l] * k[d + l];
-      }
-      float dot = ((acc[0] + acc[1]) + (acc[2] + acc[3])) +
-                  ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-      for (; d < dim; ++d) dot += qg[d] * k[d];
-      scores[g * s.capacity + j] =
-          dot * s.scale + (mask_row ? mask_row[j] : 0.0f);
-    }
-  }
-
-  for (int64_t g = 0; g < group; ++g) {
+  for (int64_t g = g_begin; g < g_end; ++g) {
+    const float* qg = q + g * dim;
     float* row = scores + g * s.capacity;
+    int64_t j = 0;
+    for (; j + 4 <= keys; j += 4) {
+      Dot4(qg, k_base + j * kv_stride, kv_stride, dim, row + j);
+    }
+    for (; j < keys; ++j) row[j] = Dot(qg, k_base + j * kv_stride, dim);
+    for (j = 0; j < keys; ++j) {
+      row[j] = row[j] * s.scale + (mask_row ? mask_row[j] : 0.0f);
+    }
+
     float max_score = -std::numeric_limits<float>::infinity();
-    for (int64_t j = 0; j < keys; ++j) max_score = std::max(max_score, row[j]);
+    for (j = 0; j < keys; ++j) max_score = std::max(max_score, row[j]);
     float* o = out + g * dim;
-    std::fill(o, o + dim, 0.0f);
     if (max_score == -std::numeric_limits<float>::infinity()) {
-      row[0] = 0.0f;  // every key masked: the output stays zero
+      std::fill(o, o + dim, 0.0f);  // every key masked: the output stays zero
       continue;
     }
     float total = 0.0f;
-    for (int64_t j = 0; j < keys; ++j) {
+    for (j = 0; j < keys; ++j) {
       row[j] = std::exp(row[j] - max_score);
       total += row[j];
     }
     const float inv = 1.0f / total;
-    for (int64_t j = 0; j < keys; ++j) row[j] *= inv;
-  }
+    for (j = 0; j < keys; ++j) row[j] *= inv;
 
-  for (int64_t j = 0; j < keys; ++j) {
-    const float* v = v_base + j * kv_stride;
-    for (int64_t g = 0; g < group; ++g) {
-      AddScaled(out + g * dim, v, scores[g * s.capacity + j], dim);
+    int64_t d = 0;
+    for (; d + 32 <= dim; d += 32) {
+      WeightedSum32(row, v_base + d, kv_stride, keys, o + d);
     }
+    for (; d < dim; ++d) WeightedSum1(row, v_base + d, kv_stride, keys, o + d);
   }
 }
 
@@ -259,17 +325,23 @@ void CustomSdpaOut(KernelRuntimeContext& ctx, Span<EValue*> stack) {
   s.scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
   if (stack[7]->isDouble()) s.scale = static_cast<float>(stack[7]->toDouble());
 
-  // Work items are (batch, query position, KV head). Only tiny calls run
+  // Work items are (batch, query position, KV head, a slice of its query
+  // heads). Prefill has plenty of (position, KV head) pairs; a decode step
+  // has one per KV head (3 for SmolLM2), too few to share evenly between
+  // threads, so there each query head is its own item. Only tiny calls run
   // inline: measured on SmolLM2 decode, leaving the pool's other threads idle
   // during attention cost more than waking them (they then have to be woken
   // again for the next XNNPACK op anyway).
-  const int64_t items = s.batch * s.seq * s.kv_heads;
   const int64_t macs =
       s.batch * s.seq * s.q_heads * 2 * s.head_dim * (s.start_pos + s.seq);
   const int64_t threads =
       macs < (int64_t{1} << 14)
           ? 1
           : std::max<int64_t>(1, executorch::extension::get_thread_count());
+  const int64_t pairs = s.batch * s.seq * s.kv_heads;
+  const int64_t slices = pairs >= 4 * threads ? 1 : s.group();
+  const int64_t slice_heads = s.group() / slices;
+  const int64_t items = pairs * slices;
   const int64_t tasks = std::min(items, threads);
   // One group of score rows per task, from the runtime's temp arena, so
   // decoding never touches the heap.
@@ -292,14 +364,17 @@ void CustomSdpaOut(KernelRuntimeContext& ctx, Span<EValue*> stack) {
       float* task_scores = scores + t * s.group() * s.capacity;
       const int64_t end_item = std::min(items, (t + 1) * per_task);
       for (int64_t item = t * per_task; item < end_item; ++item) {
-        // Item (b, i, kv_h); its query heads start at kv_h * group in the
-        // [B, S, Hq, D] layout.
-        const int64_t kv_h = item % s.kv_heads;
-        const int64_t i = (item / s.kv_heads) % s.seq;
-        const int64_t b = item / (s.kv_heads * s.seq);
+        // Item (b, i, kv_h, slice); kv_h's query heads start at
+        // kv_h * group in the [B, S, Hq, D] layout.
+        const int64_t slice = item % slices;
+        const int64_t pair = item / slices;
+        const int64_t kv_h = pair % s.kv_heads;
+        const int64_t i = (pair / s.kv_heads) % s.seq;
+        const int64_t b = pair / (s.kv_heads * s.seq);
         const int64_t row = (b * s.seq + i) * s.q_heads + kv_h * s.group();
         AttendGroup(s, q_data + row * s.head_dim, k_data, v_data, b, i, kv_h,
-                    task_scores, out_data + row * s.head_dim);
+                    slice * slice_heads, (slice + 1) * slice_heads, task_scores,
+                    out_data + row * s.head_dim);
       }
     }
   };
