@@ -11,7 +11,7 @@ HF_FOLDER_FILES = [
     "tokenizer_config.json",
 ]
 
-def hf_tiny_folder(name, config, tokenizer, tokenizer_config, seed = 0, **kwargs):
+def hf_tiny_folder(name, config, tokenizer, tokenizer_config, seed = 0, weight_std = 0.08, **kwargs):
     """Writes `<name>/` (HF_FOLDER_FILES): `config`'s architecture with seeded bf16 weights.
 
         hf_tiny_folder(
@@ -27,6 +27,7 @@ def hf_tiny_folder(name, config, tokenizer, tokenizer_config, seed = 0, **kwargs
       tokenizer: tokenizer.json for the folder.
       tokenizer_config: tokenizer_config.json for the folder.
       seed: seed of the weights.
+      weight_std: standard deviation of the matrices and biases (hf_tiny.py says why 0.08).
       **kwargs: passed to the genrule (visibility, tags).
     """
     tool = Label("//models/hf_fixtures:hf_tiny")
@@ -41,6 +42,7 @@ def hf_tiny_folder(name, config, tokenizer, tokenizer_config, seed = 0, **kwargs
             "--tokenizer_json=$(location {})".format(tokenizer),
             "--tokenizer_config=$(location {})".format(tokenizer_config),
             "--seed={}".format(seed),
+            "--weight_std={}".format(weight_std),
             "--out_dir=$(RULEDIR)/{}".format(name),
         ]),
         tools = [tool],
