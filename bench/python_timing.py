@@ -15,7 +15,7 @@ def timed_generation(
     """Loads the program in a new session and generates greedily, EOS ignored.
 
     `ids` None means the fixed prompt (bench/fixed_prompt.py) of `prompt_tokens` ids. Returns load_ms,
-    ttft_ms (prompt in -> first token) and decode_tok_s.
+    ttft_ms (prompt in -> first token), decode_tok_s and the tokens.
     """
     started = time.perf_counter()
     session = PteSession(*paths)
@@ -23,14 +23,15 @@ def timed_generation(
     if ids is None:
         ids = fixed_prompt_ids(session.encode, prompt_tokens)
     first = None
-    count = 0
-    for _ in session.generate(ids, new_tokens, stop_at_eos=False):
-        count += 1
+    tokens = []
+    for token in session.generate(ids, new_tokens, stop_at_eos=False):
+        tokens.append(token)
         if first is None:
             first = time.perf_counter()
     done = time.perf_counter()
     return {
         "load_ms": 1e3 * (loaded - started),
         "ttft_ms": 1e3 * (first - loaded),
-        "decode_tok_s": (count - 1) / (done - first),
+        "decode_tok_s": (len(tokens) - 1) / (done - first),
+        "tokens": tokens,
     }

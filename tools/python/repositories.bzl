@@ -10,7 +10,7 @@ python_venv = _python_venv
 def python_repositories():
     """Declares the venvs the rules' tools run in, and registers @pypi as the Python toolchain.
 
-    MODULE.bazel declares the same three through the `python` extension.
+    MODULE.bazel declares the same four through the `python` extension.
     Each is created only when a target needs it.
     """
     python_venv(
@@ -26,6 +26,13 @@ def python_repositories():
         name = "pypi_bench",
         build_env = {"CMAKE_ARGS": "-DGGML_NATIVE=ON"},
         requirements_lock = Label("//bench:requirements_lock.txt"),
+    )
+
+    # OpenVINO GenAI, a CPU peer of //bench:peers, apart from the bench venv
+    # so that changing either never re-creates the other.
+    python_venv(
+        name = "pypi_openvino",
+        requirements_lock = Label("//bench/peers:openvino_requirements_lock.txt"),
     )
 
     # Local RAG: the reference embedder (sentence-transformers), the vector
