@@ -48,7 +48,7 @@ flags.DEFINE_integer("rounds", 5, "Chat phase: measured rounds (one fresh-proces
 flags.DEFINE_integer("warmup", 1, "Unmeasured rounds first (page cache, CPU clocks).")
 flags.DEFINE_integer("long_prompt_tokens", 512, "pp512+tg128 phase: prompt length.")
 flags.DEFINE_integer("long_new_tokens", 128, "pp512+tg128 phase: tokens generated.")
-flags.DEFINE_integer("long_rounds", 2, "pp512+tg128 phase: measured rounds; 0 = skip the phase.")
+flags.DEFINE_integer("long_rounds", 3, "pp512+tg128 phase: measured rounds; 0 = skip the phase.")
 flags.DEFINE_integer("threads", 2, "Threads for every system.")
 flags.DEFINE_integer("bandwidth_mib", 512, "Buffer the bandwidth probe reads (far above the caches).")
 flags.DEFINE_integer("profile_steps", 32, "Decode steps traced with ETDump for the per-op profile; 0 = none.")
