@@ -22,6 +22,8 @@ import math
 import numpy as np
 from absl import app, flags
 
+from tools.executorch.gguf_names import gguf_name
+
 FLAGS = flags.FLAGS
 flags.DEFINE_string("checkpoint", None, "checkpoint.pth (Meta names).")
 flags.DEFINE_string("params", None, "params.json of the checkpoint.")
@@ -36,22 +38,6 @@ flags.DEFINE_string("out", None, "GGUF file to write.")
 for _name in ("checkpoint", "params", "tokenizer_json", "tokenizer_config", "out"):
     flags.mark_flag_as_required(_name)
 
-_META_TO_GGUF = {
-    "tok_embeddings.weight": "token_embd.weight",
-    "norm.weight": "output_norm.weight",
-    "output.weight": "output.weight",
-}
-_META_LAYER_TO_GGUF = {
-    "attention_norm.weight": "attn_norm.weight",
-    "attention.wq.weight": "attn_q.weight",
-    "attention.wk.weight": "attn_k.weight",
-    "attention.wv.weight": "attn_v.weight",
-    "attention.wo.weight": "attn_output.weight",
-    "ffn_norm.weight": "ffn_norm.weight",
-    "feed_forward.w1.weight": "ffn_gate.weight",
-    "feed_forward.w2.weight": "ffn_down.weight",
-    "feed_forward.w3.weight": "ffn_up.weight",
-}
 # Architectures the llama GGUF cannot express; llama.cpp has other
 # architectures for them (qwen2, qwen3), which this writer does not write.
 _NOT_LLAMA = ("attention_qkv_bias", "qk_norm_before_rope", "use_qk_norm", "use_hf_rope")
@@ -61,14 +47,11 @@ class GgufWriteError(Exception):
     """The checkpoint cannot be written as a llama GGUF; the message says why."""
 
 
-def gguf_name(meta_name: str) -> str:
-    if meta_name in _META_TO_GGUF:
-        return _META_TO_GGUF[meta_name]
-    prefix, _, rest = meta_name.partition(".")
-    layer, _, suffix = rest.partition(".")
-    if prefix != "layers" or suffix not in _META_LAYER_TO_GGUF:
+def llama_gguf_name(meta_name: str) -> str:
+    name = gguf_name(meta_name)
+    if name is None:
         raise GgufWriteError(f"tensor {meta_name!r} has no place in a llama GGUF")
-    return f"blk.{int(layer)}.{_META_LAYER_TO_GGUF[suffix]}"
+    return name
 
 
 def llama3_rope_factors(params: dict) -> np.ndarray:
@@ -180,7 +163,7 @@ def write() -> None:
         if tied and meta_name == "output.weight":
             continue  # llama.cpp reads the head from token_embd when output.weight is absent
         tensor = state_dict[meta_name].to(torch.float32).numpy()
-        name = gguf_name(meta_name)
+        name = llama_gguf_name(meta_name)
         qtype = gguf.GGMLQuantizationType.F32
         if tensor.ndim == 2:
             qtype = embedding_type if name in ("token_embd.weight", "output.weight") else linear_type

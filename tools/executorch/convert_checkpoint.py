@@ -29,6 +29,7 @@ import torch
 from absl import app, flags
 
 from tools.executorch import hf_checkpoint
+from tools.executorch.gguf_names import GGUF_LAYER_TO_META, meta_name
 
 FLAGS = flags.FLAGS
 flags.DEFINE_enum("source", None, ["hf", "gguf", "meta", "random"], "Kind of checkpoint source.")
@@ -46,28 +47,8 @@ flags.DEFINE_string("out_tokenizer_config", None, "Where to write tokenizer_conf
 for _name in ("source", "out_checkpoint", "out_params", "out_tokenizer", "out_tokenizer_config"):
     flags.mark_flag_as_required(_name)
 
-# GGUF llama tensor names -> Meta (ExecuTorch llama_transformer) names. GGUF
-# already stores wq/wk in Meta's interleaved rotary layout (llama.cpp's
-# converter permutes Hugging Face weights into it), so no permutation is needed.
-_GGUF_TO_META = {
-    "token_embd.weight": "tok_embeddings.weight",
-    "output_norm.weight": "norm.weight",
-    "output.weight": "output.weight",
-}
-_GGUF_LAYER_TO_META = {
-    "attn_norm.weight": "attention_norm.weight",
-    "attn_q.weight": "attention.wq.weight",
-    "attn_k.weight": "attention.wk.weight",
-    "attn_v.weight": "attention.wv.weight",
-    "attn_output.weight": "attention.wo.weight",
-    "ffn_norm.weight": "ffn_norm.weight",
-    "ffn_gate.weight": "feed_forward.w1.weight",
-    "ffn_down.weight": "feed_forward.w2.weight",
-    "ffn_up.weight": "feed_forward.w3.weight",
-}
-
 # Every checkpoint must carry these, per layer, for ExecuTorch's llama model.
-_REQUIRED_LAYER_KEYS = tuple(_GGUF_LAYER_TO_META.values())
+_REQUIRED_LAYER_KEYS = tuple(GGUF_LAYER_TO_META.values())
 
 
 class ConversionError(Exception):
@@ -75,13 +56,10 @@ class ConversionError(Exception):
 
 
 def _meta_name(gguf_name: str) -> str:
-    if gguf_name in _GGUF_TO_META:
-        return _GGUF_TO_META[gguf_name]
-    prefix, _, rest = gguf_name.partition(".")
-    layer, _, suffix = rest.partition(".")
-    if prefix != "blk" or suffix not in _GGUF_LAYER_TO_META:
+    name = meta_name(gguf_name)
+    if name is None:
         raise ConversionError(f"unexpected GGUF tensor {gguf_name!r}: only llama GGUF files are supported")
-    return f"layers.{int(layer)}.{_GGUF_LAYER_TO_META[suffix]}"
+    return name
 
 
 def _gguf_field(reader, key: str):
