@@ -128,6 +128,7 @@ struct SdpaShape {
 // the keys in their order, so blocking and threading below change speed,
 // never bits: SSE2, AVX2 and NEON give identical attention, and so do any
 // thread counts.
+//
 // Eight floats as one value: GCC and Clang map it to one AVX2 register, two
 // SSE2 or two NEON registers, with the same per-lane IEEE arithmetic on all
 // of them. As values (not arrays) the accumulators stay in registers.

@@ -4,7 +4,7 @@ Each model is one checkpoint seen three ways: our 4-bit program, and the
 GGUF that write_gguf.py writes from the same checkpoint (Q4_1 linears,
 8-bit embedding table and head: the layout of our recipe), which llama.cpp
 and OpenVINO GenAI both read. The small model is bundled with //bench:peers;
-the 1B-class one is manual (its export takes most of an hour), so the bench
+the 1B-class one is manual (its export takes 8 minutes and 12 GB), so the bench
 takes it from bazel-bin once it has been built, and otherwise says how to
 build it.
 """
