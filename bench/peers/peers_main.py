@@ -373,22 +373,24 @@ def run(argv: list[str]) -> dict:
     load_after = os.getloadavg()[0]
     with open(files.manifest) as f:
         manifest = json.load(f)
-    records, by_phase = [], {}
+    records, by_phase, phase_records = [], {}, {}
     for phase, measured in phases.items():
         ours_tokens = measured["runs"]["ours"][0]["tokens"]
         recs = {
             n: record.from_runs(model.name, phase, n, measured["runs"][n], ours_tokens, FLAGS.threads) for n in SYSTEMS
         }
         records += recs.values()
+        phase_records[phase] = recs
         by_phase[phase] = {"runs": measured["runs"], "ratios": ratios(recs)}
-    chat = {r.system: r for r in records if r.phase == CHAT}
+    chat = phase_records[CHAT]
     decode = {n: chat[n].decode_tok_s for n in SYSTEMS}
-    decode["llama_cpp"] = max(decode[v] for v in LLAMA_CPP_VARIANTS)
+    decode["llama_cpp"] = best_llama_cpp(chat)["decode_tok_s"]
     bandwidth = [b for m in phases.values() for b in m["bandwidth"]]
     best_gb_s = max(b["best_gb_s"] for b in bandwidth)
     prefill_phase = LONG if LONG in phases else CHAT
-    prefill = {r.system: r.prefill_tok_s for r in records if r.phase == prefill_phase}
-    prefill["llama_cpp"] = max(prefill.pop(v) for v in LLAMA_CPP_VARIANTS)
+    prefill_records = phase_records[prefill_phase]
+    prefill = {n: r.prefill_tok_s for n, r in prefill_records.items() if n not in LLAMA_CPP_VARIANTS}
+    prefill["llama_cpp"] = best_llama_cpp(prefill_records)["prefill_tok_s"]
     flops = linear_flops_per_token(manifest["architecture"])
     results = {
         "settings": {

@@ -55,6 +55,18 @@ def interpreter(repo: str) -> str:
     return path
 
 
+def gguf_worker_argv(python: str, script: str, gguf: str, ids: list[int], new_tokens: int, threads: int) -> list[str]:
+    """The command line of a worker that runs a GGUF (llama_cpp_worker.py, openvino_worker.py)."""
+    return [
+        python,
+        runfile(f"bench/peers/{script}"),
+        f"--gguf={gguf}",
+        "--prompt_ids=" + ",".join(map(str, ids)),
+        f"--new_tokens={new_tokens}",
+        f"--threads={threads}",
+    ]
+
+
 class Runner:
     """Starts one fresh process of a system and returns its timings."""
 
@@ -92,17 +104,10 @@ class Runner:
         return run_json(argv, env=env)
 
     def llama_cpp(self, ids: list[int], new_tokens: int, env: dict | None = None) -> dict:
-        result = run_json(
-            [
-                self.bench_python,
-                runfile("bench/peers/llama_cpp_worker.py"),
-                f"--gguf={self.files.gguf}",
-                "--prompt_ids=" + ",".join(map(str, ids)),
-                f"--new_tokens={new_tokens}",
-                f"--threads={self.threads}",
-            ],
-            env=env,
+        argv = gguf_worker_argv(
+            self.bench_python, "llama_cpp_worker.py", self.files.gguf, ids, new_tokens, self.threads
         )
+        result = run_json(argv, env=env)
         result["prefill_tok_s"] = 1e3 * result["prefill_tokens_counter"] / result["prefill_ms_counter"]
         return result
 
@@ -111,12 +116,5 @@ class Runner:
 
     def openvino(self, ids: list[int], new_tokens: int) -> dict:
         return run_json(
-            [
-                self.openvino_python,
-                runfile("bench/peers/openvino_worker.py"),
-                f"--gguf={self.files.gguf}",
-                "--prompt_ids=" + ",".join(map(str, ids)),
-                f"--new_tokens={new_tokens}",
-                f"--threads={self.threads}",
-            ]
+            gguf_worker_argv(self.openvino_python, "openvino_worker.py", self.files.gguf, ids, new_tokens, self.threads)
         )

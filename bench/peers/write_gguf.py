@@ -54,16 +54,20 @@ def llama_gguf_name(meta_name: str) -> str:
     return name
 
 
+def head_dim(params: dict) -> int:
+    return params.get("head_dim") or params["dim"] // params["n_heads"]
+
+
 def llama3_rope_factors(params: dict) -> np.ndarray:
     """llama.cpp's rope_freqs for Llama 3 scaling: the divisor of each rotary frequency."""
-    head_dim = params.get("head_dim") or params["dim"] // params["n_heads"]
+    dim = head_dim(params)
     factor = params.get("rope_scale_factor", 8.0)
     low, high = 1.0, params.get("high_freq_factor", 4.0)
     # ExecuTorch's scaling fixes the original context at 8192 positions.
     original = 8192
     factors = []
-    for i in range(0, head_dim, 2):
-        wavelen = 2 * math.pi * params["rope_theta"] ** (i / head_dim)
+    for i in range(0, dim, 2):
+        wavelen = 2 * math.pi * params["rope_theta"] ** (i / dim)
         if wavelen < original / high:
             factors.append(1.0)
         elif wavelen > original / low:
@@ -131,12 +135,10 @@ def write() -> None:
         special = json.load(f)
     unsupported = [key for key in _NOT_LLAMA if params.get(key)]
     if unsupported:
-        raise SystemExit(
-            f"write_gguf: {FLAGS.params} sets {', '.join(unsupported)}: not a llama architecture; "
-            "give a Llama or SmolLM checkpoint"
+        raise GgufWriteError(
+            f"{FLAGS.params} sets {', '.join(unsupported)}: not a llama architecture; give a Llama or SmolLM checkpoint"
         )
     state_dict = torch.load(FLAGS.checkpoint, map_location="cpu", weights_only=True, mmap=True)
-    head_dim = params.get("head_dim") or params["dim"] // params["n_heads"]
     linear_type = gguf.GGMLQuantizationType[FLAGS.type]
     embedding_type = gguf.GGMLQuantizationType[FLAGS.embedding_type]
 
@@ -150,7 +152,7 @@ def write() -> None:
     writer.add_head_count_kv(params["n_kv_heads"])
     writer.add_layer_norm_rms_eps(params["norm_eps"])
     writer.add_rope_freq_base(params["rope_theta"])
-    writer.add_rope_dimension_count(head_dim)
+    writer.add_rope_dimension_count(head_dim(params))
     writer.add_vocab_size(params["vocab_size"])
     writer.add_file_type(int(getattr(gguf.LlamaFileType, "ALL_F32" if FLAGS.type == "F32" else f"MOSTLY_{FLAGS.type}")))
     writer.add_quantization_version(gguf.GGML_QUANT_VERSION)

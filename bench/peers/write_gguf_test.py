@@ -14,6 +14,7 @@ import subprocess
 import unittest
 
 from bench.bench_venv import venv_python
+from bench.peers.systems import gguf_worker_argv, run_json
 from tools.executorch.testing import workspace_file
 
 PROMPT = [49152, 100, 200, 300, 400, 500, 600, 700]
@@ -24,22 +25,7 @@ def worker(repo: str, script: str, gguf: str) -> dict:
     python = venv_python(repo)
     if not python:
         raise AssertionError(f"@{repo} missing from the runfiles")
-    result = subprocess.run(
-        [
-            python,
-            workspace_file(f"bench/peers/{script}"),
-            f"--gguf={gguf}",
-            "--prompt_ids=" + ",".join(map(str, PROMPT)),
-            f"--new_tokens={NEW_TOKENS}",
-            "--threads=2",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if result.returncode != 0:
-        raise AssertionError(f"{script} failed:\n{result.stderr[-3000:]}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return run_json(gguf_worker_argv(python, script, gguf, PROMPT, NEW_TOKENS, threads=2), timeout=600)
 
 
 def ours(program: str) -> list[int]:

@@ -24,6 +24,8 @@ GGUF_LAYER_TO_META = {
     "ffn_down.weight": "feed_forward.w2.weight",
     "ffn_up.weight": "feed_forward.w3.weight",
 }
+_META_TO_GGUF = {v: k for k, v in GGUF_TO_META.items()}
+_META_LAYER_TO_GGUF = {v: k for k, v in GGUF_LAYER_TO_META.items()}
 
 
 def _translate(
@@ -45,6 +47,4 @@ def meta_name(gguf_name: str) -> str | None:
 
 def gguf_name(meta_name: str) -> str | None:
     """The llama GGUF name of a Meta-layout tensor, or None when it has none."""
-    top = {v: k for k, v in GGUF_TO_META.items()}
-    per_layer = {v: k for k, v in GGUF_LAYER_TO_META.items()}
-    return _translate(meta_name, top, ("layers", "blk"), per_layer)
+    return _translate(meta_name, _META_TO_GGUF, ("layers", "blk"), _META_LAYER_TO_GGUF)
