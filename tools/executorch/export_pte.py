@@ -18,6 +18,7 @@ from tools.executorch.export.errors import ExportError
 from tools.executorch.export.manifest import ffn_hidden_dim
 from tools.executorch.export.op_counts import count_ops
 from tools.executorch.export.special_tokens import load_special_tokens
+from tools.executorch.export.stage_clock import STEPS, NoClock, StageClock
 from tools.executorch.quantize import recipe
 
 FLAGS = flags.FLAGS
@@ -41,6 +42,7 @@ flags.DEFINE_integer("max_context_len", 2048, "KV-cache length: prompt plus gene
 flags.DEFINE_bool("hqq", False, "Search 4-bit scales with HQQ (slower export, sometimes lower error).")
 flags.DEFINE_string("out_pte", None, "Output .pte path.")
 flags.DEFINE_string("out_manifest", None, "Output manifest JSON path.")
+flags.DEFINE_string("profile_out", "", "Write each stage's wall time and peak memory here (export/stage_clock.py).")
 for _name in ("checkpoint", "params", "tokenizer", "tokenizer_config", "out_pte", "out_manifest"):
     flags.mark_flag_as_required(_name)
 
@@ -140,7 +142,7 @@ def build_llm_config(params_path: str, checkpoint: str, metadata_json: str):
     return config
 
 
-def export_program(config):
+def export_program(config, clock):
     """Runs ExecuTorch's llama pipeline; returns its LLMEdgeManager after saving the .pte.
 
     ExecuTorch's own recipes run its whole pipeline. Ours is a source
@@ -153,18 +155,22 @@ def export_program(config):
     from executorch.extension.llm.export.partitioner_lib import get_xnnpack_partitioner
 
     if FLAGS.quantize != "8da4w_asym":
-        return upstream.export_llama(config)
-    manager = upstream.load_llama(config).source_transform(
-        [recipe.linear_transform(FLAGS.quantize, FLAGS.group_size, FLAGS.head_quantize)]
-    )
-    exported = manager.export()
-    exported.run_canonical_optimizations()
-    builder = (
-        exported.pt2e_quantize([])
-        .to_edge_transform_and_lower([get_xnnpack_partitioner(dynamic_quant_only_partitioner=False)])
-        .to_executorch(passes=[])
-    )
-    builder.save_to_pte(config.export.output_name)
+        with clock.stage("ExecuTorch's export_llama"):
+            return upstream.export_llama(config)
+    with clock.stage("load checkpoint, ExecuTorch transforms"):
+        manager = upstream.load_llama(config)
+    with clock.stage("quantize (source transform)"):
+        manager = manager.source_transform(
+            [recipe.linear_transform(FLAGS.quantize, FLAGS.group_size, FLAGS.head_quantize)]
+        )
+    with clock.stage("torch.export"):
+        exported = upstream.export_once(manager)
+    with clock.stage("to_edge, partition, lower"):
+        upstream.lower(manager, exported, [get_xnnpack_partitioner(dynamic_quant_only_partitioner=False)])
+    with clock.stage("to_executorch"):
+        builder = manager.to_executorch(passes=[])
+    with clock.stage("serialize, write"):
+        builder.save_to_pte(config.export.output_name)
     return builder
 
 
@@ -182,6 +188,7 @@ def main(argv: list[str]) -> None:
     except ExportError as e:
         errors.fail("export_pte", e)
 
+    clock = StageClock(STEPS) if FLAGS.profile_out else NoClock()
     import torch
 
     from tools.executorch import manifest_pb2
@@ -190,33 +197,34 @@ def main(argv: list[str]) -> None:
     # The runner reads these back from the .pte (get_bos_id, get_eos_ids ...).
     config = build_llm_config(FLAGS.params, FLAGS.checkpoint, tokens.runtime_metadata())
     config.export.output_name = os.path.abspath(FLAGS.out_pte)
-    builder = export_program(config)
-    ops = count_ops(builder.edge_manager.exported_program())
-
-    pte_manifest = manifest_pb2.PteManifest(
-        **manifest.program_fields(FLAGS.out_pte),
-        versions=manifest.versions(),
-        config=manifest_pb2.ExportConfig(
-            model=FLAGS.model_label,
-            quantize=FLAGS.quantize,
-            group_size=FLAGS.group_size,
-            embedding_quantize=FLAGS.embedding_quantize,
-            backend=FLAGS.backend,
-            max_seq_len=FLAGS.max_seq_len,
-            max_context_len=FLAGS.max_context_len,
-            use_kv_cache=True,
-            use_sdpa_with_kv_cache=True,
-            hqq=FLAGS.hqq,
-            head_quantize=FLAGS.head_quantize or None,
-            dtype="fp32",
-            unquantized_linears=unquantized,
-        ),
-        architecture=manifest.llama_architecture(params, manifest.checkpoint_parameters(FLAGS.checkpoint)),
-        ops=manifest_pb2.OpCounts(**ops.manifest_fields()),
-        tokenizer=manifest.tokenizer_ref(FLAGS.tokenizer, tokens),
-        checkpoint_sha256=sha256_of(FLAGS.checkpoint),
-    )
-    manifest.write_manifest(FLAGS.out_manifest, pte_manifest)
+    builder = export_program(config, clock)
+    with clock.stage("manifest"):
+        ops = count_ops(builder.edge_manager.exported_program())
+        pte_manifest = manifest_pb2.PteManifest(
+            **manifest.program_fields(FLAGS.out_pte),
+            versions=manifest.versions(),
+            config=manifest_pb2.ExportConfig(
+                model=FLAGS.model_label,
+                quantize=FLAGS.quantize,
+                group_size=FLAGS.group_size,
+                embedding_quantize=FLAGS.embedding_quantize,
+                backend=FLAGS.backend,
+                max_seq_len=FLAGS.max_seq_len,
+                max_context_len=FLAGS.max_context_len,
+                use_kv_cache=True,
+                use_sdpa_with_kv_cache=True,
+                hqq=FLAGS.hqq,
+                head_quantize=FLAGS.head_quantize or None,
+                dtype="fp32",
+                unquantized_linears=unquantized,
+            ),
+            architecture=manifest.llama_architecture(params, manifest.checkpoint_parameters(FLAGS.checkpoint)),
+            ops=manifest_pb2.OpCounts(**ops.manifest_fields()),
+            tokenizer=manifest.tokenizer_ref(FLAGS.tokenizer, tokens),
+            checkpoint_sha256=sha256_of(FLAGS.checkpoint),
+        )
+        manifest.write_manifest(FLAGS.out_manifest, pte_manifest)
+    clock.write(FLAGS.profile_out)
 
 
 if __name__ == "__main__":

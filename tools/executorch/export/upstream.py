@@ -8,6 +8,8 @@ reach through underscore names, because 1.5.1 exposes no other way to them:
 - `load_llama`: checkpoint + params.json -> an LLMEdgeManager with
   ExecuTorch's own source transforms for the configured backend applied.
 - `export_llama`: the whole stock pipeline, for recipes that are ExecuTorch's.
+- `export_once`, `lower`: LLMEdgeManager's export, canonical passes and
+  to_edge_transform_and_lower with one torch.export where it runs two.
 - `lower_to_qnn`: to_edge, the QNN capture passes and QnnPartitioner, for a
   manager that is already quantized.
 - `soc_table`: the SoCs the QNN backend knows, with their HTP architecture.
@@ -37,6 +39,39 @@ def export_llama(config):
     from executorch.examples.models.llama import export_llama_lib
 
     return export_llama_lib._export_llama(config)
+
+
+def export_once(manager):
+    """torch.export of `manager`'s model with its canonical passes applied, as an ExportedProgram.
+
+    LLMEdgeManager.export() keeps only the exported graph's module, and its
+    to_edge_transform_and_lower() traces that module again: two traces and
+    two functionalizations of the whole model, a sixth of a SmolLM2 export.
+    The canonical passes are graph-module passes, so they run on the first
+    ExportedProgram's graph in place and `lower` takes it as it is; the .pte
+    is byte-identical (upstream_test and the exported programs' sha256).
+    """
+    exported = manager._export()
+    for canonical_pass in manager.canonical_passes:
+        result = canonical_pass(exported.graph_module)
+        if result.graph_module is not exported.graph_module:
+            raise RuntimeError(f"{type(canonical_pass).__name__} replaced the graph module instead of editing it")
+    exported.graph_module.recompile()
+    return exported
+
+
+def lower(manager, exported, partitioners):
+    """LLMEdgeManager.to_edge_transform_and_lower on an ExportedProgram from `export_once`."""
+    from executorch.exir import to_edge_transform_and_lower
+
+    manager.edge_manager = to_edge_transform_and_lower(
+        exported,
+        partitioner=partitioners,
+        compile_config=manager._get_edge_config(),
+        constant_methods=manager.metadata,
+        generate_etrecord=manager.generate_etrecord,
+    )
+    return manager
 
 
 def lower_to_qnn(exported, config):

@@ -15,6 +15,7 @@ import torch
 from tools.executorch.export import upstream
 from tools.executorch.qnn_recipe import npu_graph, quantizer
 from tools.executorch.qnn_recipe.llm_config import qnn_llm_config
+from tools.executorch.quantize import recipe
 from tools.python.runfile import runfile
 
 TINY = "models/tiny_random"
@@ -30,6 +31,31 @@ def tiny_qnn_config():
         MAX_CONTEXT_LEN,
         "SM8650",
     )
+
+
+def tiny_xnnpack_manager():
+    from executorch.extension.llm.export.config.llm_config import LlmConfig, ModelType
+
+    config = LlmConfig()
+    config.base.model_class = ModelType("llama3_2")
+    config.base.checkpoint = runfile(f"{TINY}/checkpoint.pth")
+    config.base.params = runfile(f"{TINY}/params.json")
+    config.base.metadata = json.dumps({"get_bos_id": 1, "get_eos_ids": [2]})
+    config.model.use_kv_cache = True
+    config.model.use_sdpa_with_kv_cache = True
+    config.model.enable_dynamic_shape = True
+    config.export.max_seq_length = 8
+    config.export.max_context_length = MAX_CONTEXT_LEN
+    config.backend.xnnpack.enabled = True
+    config.backend.xnnpack.extended_ops = True
+    torch.manual_seed(0)
+    return upstream.load_llama(config).source_transform([recipe.linear_transform("8da4w_asym", 32, "8da8w")])
+
+
+def xnnpack_partitioners():
+    from executorch.extension.llm.export.partitioner_lib import get_xnnpack_partitioner
+
+    return [get_xnnpack_partitioner(dynamic_quant_only_partitioner=False)]
 
 
 def exported_tiny(transforms=()):
@@ -74,6 +100,15 @@ class UpstreamTest(unittest.TestCase):
         from executorch.examples.models.llama import export_llama_lib
 
         self.assertIn(".pt2e_quantize(", inspect.getsource(export_llama_lib._to_edge_and_lower_llama))
+
+    def test_export_once_gives_the_builders_program(self):
+        theirs = tiny_xnnpack_manager().export()
+        theirs.run_canonical_optimizations()
+        theirs = theirs.to_edge_transform_and_lower(xnnpack_partitioners()).to_executorch(passes=[])
+
+        ours = tiny_xnnpack_manager()
+        ours = upstream.lower(ours, upstream.export_once(ours), xnnpack_partitioners()).to_executorch(passes=[])
+        self.assertEqual(ours.export_program.buffer, theirs.export_program.buffer)
 
     def test_soc_table_knows_the_default_soc(self):
         self.assertEqual(upstream.soc_table()["SM8650"], "V75")

@@ -1,8 +1,8 @@
 """llm_pte: a language model as a CPU program, on ExecuTorch's portable kernels or XNNPACK."""
 
-load(":action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
+load(":action_env.bzl", "PYTHON_ACTION_ENV")
 load(":providers.bzl", "LlmCheckpointInfo")
-load(":pte_common.bzl", "LLM_COMMON_ATTRS", "check_llm_model", "declare_program", "llm_model_args", "llm_program_providers")
+load(":pte_common.bzl", "LLM_COMMON_ATTRS", "PROFILE_ATTRS", "check_llm_model", "declare_program", "export_profile", "llm_model_args", "llm_program_providers")
 
 QUANTIZE_MODES = ["none", "int4_weight_only", "8da4w", "8da4w_asym"]
 HEAD_QUANTIZE_MODES = ["", "8da8w"]
@@ -62,18 +62,20 @@ def _llm_pte_impl(ctx):
         args.add("--head_quantize", ctx.attr.head_quantize)
     args.add("--out_pte", pte)
     args.add("--out_manifest", manifest)
+    profile, requirements, output_groups = export_profile(ctx, args)
 
     ctx.actions.run(
         executable = ctx.executable._exporter,
         arguments = [args],
         inputs = [model.checkpoint, model.params, model.tokenizer, model.tokenizer_config],
-        outputs = [pte, manifest],
+        outputs = [pte, manifest] + profile,
         env = PYTHON_ACTION_ENV,
-        execution_requirements = NO_NETWORK,
+        execution_requirements = requirements,
         mnemonic = "ExecuTorchExport",
         progress_message = "Exporting {} ({}, {})".format(ctx.label, ctx.attr.quantize, ctx.attr.backend),
     )
-    return llm_program_providers(ctx, model, pte, manifest, max_seq_len = ctx.attr.max_seq_len, backend = ctx.attr.backend)
+    providers = llm_program_providers(ctx, model, pte, manifest, max_seq_len = ctx.attr.max_seq_len, backend = ctx.attr.backend)
+    return providers + [OutputGroupInfo(**output_groups)]
 
 llm_pte = rule(
     implementation = _llm_pte_impl,
@@ -91,7 +93,7 @@ llm_pte = rule(
 
 Returns PteInfo (kind "llm").
 """,
-    attrs = dict(LLM_COMMON_ATTRS, **{
+    attrs = dict(dict(LLM_COMMON_ATTRS, **PROFILE_ATTRS), **{
         "quantize": attr.string(
             default = "none",
             doc = "Linear-layer quantization: none, 8da4w (ExecuTorch's symmetric int4), 8da4w_asym (asymmetric int4 blocks, exact on XNNPACK).",

@@ -2,7 +2,9 @@
 attributes of a language-model export, how outputs are named, and what every
 program target returns."""
 
+load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
 load("//rag:providers.bzl", "EncoderCheckpointInfo")
+load(":action_env.bzl", "NO_NETWORK")
 load(":providers.bzl", "LlmCheckpointInfo", "PteInfo")
 
 # The attributes of every language-model export, whatever its backend.
@@ -15,6 +17,34 @@ LLM_COMMON_ATTRS = {
     ),
     "max_context_len": attr.int(default = 2048, doc = "KV-cache length: prompt plus generated tokens."),
 }
+
+# What every exporting rule needs to profile its export on request.
+PROFILE_ATTRS = {
+    "_profile_exports": attr.label(default = Label("//tools/executorch:profile_exports")),
+}
+
+def export_profile(ctx, args):
+    """With --//tools/executorch:profile_exports, asks the exporter for a stage profile.
+
+    The profile is `<name>.export_profile.json`, in the output group
+    "export_profile". A profiled export always runs (no cache), so that its
+    times are this machine's, now; the .pte it writes is the usual one.
+
+    Args:
+      ctx: the rule context (with PROFILE_ATTRS).
+      args: the exporter's Args; gains --profile_out.
+
+    Returns:
+      (outputs, execution_requirements, output_groups): the profile File as a
+      list (empty when not profiling), the action's requirements, and
+      the output groups to return.
+    """
+    if not ctx.attr._profile_exports[BuildSettingInfo].value:
+        return [], NO_NETWORK, {}
+    profile = ctx.actions.declare_file(ctx.label.name + ".export_profile.json")
+    args.add("--profile_out", profile)
+    requirements = dict(NO_NETWORK, **{"no-cache": "1", "no-remote": "1"})
+    return [profile], requirements, {"export_profile": depset([profile])}
 
 def check_llm_model(ctx):
     """Fails, pointing at encoder_pte, when the model is a sentence_encoder."""
