@@ -60,6 +60,7 @@ def _rag_index_impl(ctx):
 
     # One chunking and one embedding action per document, so that editing a
     # document re-embeds that document only.
+    embed_runfiles = ctx.attr._embed[DefaultInfo].default_runfiles.files
     for name, doc in _document_names(ctx):
         texts = ctx.actions.declare_file(work + name + ".texts.jsonl")
         chunks = ctx.actions.declare_file(work + name + ".chunks.json")
@@ -93,7 +94,10 @@ def _rag_index_impl(ctx):
                 # index bytes) must not depend on the machine that builds.
                 "--threads=2",
             ],
-            inputs = [pte, vocab, texts],
+            # With its runfiles: embed finds ExecuTorch's shared libraries
+            # through a RUNPATH into bin/_solib_*, which a remote worker has
+            # only when they are inputs.
+            inputs = depset([pte, vocab, texts], transitive = [embed_runfiles]),
             outputs = [vectors],
             execution_requirements = NO_NETWORK,
             mnemonic = "RagEmbed",
@@ -173,7 +177,7 @@ chunks sharing up to `overlap_tokens` (see rag/index/chunking.py).""",
         "overlap_tokens": attr.int(default = 32, doc = "Tokens a chunk repeats from the end of the previous one."),
         "_chunker": attr.label(default = Label("//rag/index:chunk_document"), executable = True, cfg = "exec"),
         "_embed": attr.label(default = Label("//rag/runtime:embed"), executable = True, cfg = "exec"),
-        "_rag_python": attr.label(default = Label("@pypi_rag//:python3"), executable = True, allow_single_file = True, cfg = "exec"),
+        "_rag_python": attr.label(default = Label("@pypi_rag//:action_python3"), executable = True, allow_single_file = True, cfg = "exec"),
         "_write_index": attr.label(default = Label("//rag/index:write_index.py"), allow_single_file = True),
         "_writer_srcs": attr.label(default = Label("//rag/index:write_index_srcs")),
     },

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 
 from tools.python.runfile import runfile
@@ -53,6 +55,30 @@ class WorkerVenvTest(unittest.TestCase):
         with open(os.path.join(repo_dir, "BUILD.bazel"), encoding="utf-8") as f:
             build = f.read()
         self.assertIn(f'interpreter_path = "/opt/llm_ondevice/venvs/{key}/bin/python3"', build)
+
+    def test_action_wrapper_runs_the_venv_beside_it(self) -> None:
+        repo_dir, _ = _repository_and_key(_VENVS[0][0])
+        prefix = subprocess.run(
+            [os.path.join(repo_dir, "action_python3"), "-c", "import sys; print(sys.prefix)"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        self.assertEqual(os.path.realpath(prefix), os.path.realpath(os.path.join(repo_dir, "venv")))
+
+    def test_action_wrapper_elsewhere_names_both_places(self) -> None:
+        # As staged on a remote worker: the file alone, with no venv link.
+        repo_dir, key = _repository_and_key(_VENVS[0][0])
+        worker_python = f"/opt/llm_ondevice/venvs/{key}/bin/python3"
+        with tempfile.TemporaryDirectory() as tmp:
+            alone = shutil.copy(os.path.join(repo_dir, "action_python3"), tmp)
+            result = subprocess.run([alone, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True)
+        if os.path.exists(worker_python):  # a machine that is also a worker image
+            self.assertEqual(result.stdout.strip(), worker_python)
+            return
+        self.assertEqual(result.returncode, 127)
+        self.assertIn("no venv beside", result.stderr)
+        self.assertIn(worker_python, result.stderr)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,6 @@ py_proto = rule(
     implementation = _py_proto_impl,
     attrs = {
         "src": attr.label(mandatory = True, allow_single_file = [".proto"]),
-        "_python": attr.label(default = Label("@pypi//:python3"), executable = True, allow_single_file = True, cfg = "exec"),
+        "_python": attr.label(default = Label("@pypi//:action_python3"), executable = True, allow_single_file = True, cfg = "exec"),
     },
 )

