@@ -149,6 +149,9 @@ if [ "$mode" = bcr ]; then
 fi
 
 flags=(--lockfile_mode=off)
+# As close to Bazel 9 as 7.7.1 allows: no WORKSPACE, no rules loaded behind
+# a BUILD file's back, no glob that matches nothing.
+((overrides)) || flags+=(--noenable_workspace --incompatible_autoload_externally= --incompatible_disallow_empty_glob)
 if ((overrides)); then
   # Bazel 7's own bazel_tools module asks for these four; nothing here uses
   # them. Debian's /etc/bazel/bazelrc overrides the modules it packages.
