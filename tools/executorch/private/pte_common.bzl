@@ -170,7 +170,10 @@ CPU_ONLY_ATTRS = ["embedding_quantize", "head_quantize", "hqq", "max_seq_len"]
 LLM_ONLY_ATTRS = ["group_size", "embedding_quantize", "head_quantize", "hqq", "max_context_len"]
 
 def misplaced_attrs_error(rule, name, backend, attrs):
-    """The error for attributes this kind of program does not take, or "".
+    """The error for a missing model or attributes this kind of program does not take, or "".
+
+    The macros check these before they declare anything, so a user gets the
+    fix instead of a Python KeyError or Bazel's "no such attribute".
 
     Args:
       rule: "executorch_pte" or "encoder_pte".
@@ -179,8 +182,15 @@ def misplaced_attrs_error(rule, name, backend, attrs):
       attrs: the other attributes given (a dict).
 
     Returns:
-      The message, naming the fix; "" when every attribute belongs.
+      The message, naming the fix; "" when the model is given and every
+      attribute belongs.
     """
+    if "model" not in attrs:
+        return "{} {}: model is missing; set model = the {} to export, for example model = \":my_model\"".format(
+            rule,
+            name,
+            "sentence_encoder" if rule == "encoder_pte" else "llm_checkpoint",
+        )
     if rule == "encoder_pte":
         given = [a for a in LLM_ONLY_ATTRS if a in attrs]
         if given:

@@ -72,22 +72,32 @@ def _misplaced_attrs_test_impl(ctx):
     asserts.equals(
         env,
         "executorch_pte p: soc/calibration are for backend \"qnn\"; drop them or set backend = \"qnn\"",
-        misplaced_attrs_error("executorch_pte", "p", "xnnpack", {"soc": "SM8650", "calibration": ":c", "quantize": "8da4w"}),
+        misplaced_attrs_error("executorch_pte", "p", "xnnpack", {"model": ":m", "soc": "SM8650", "calibration": ":c", "quantize": "8da4w"}),
     )
     asserts.equals(
         env,
         "executorch_pte p: hqq are XNNPACK/portable options; drop them for backend \"qnn\"",
-        misplaced_attrs_error("executorch_pte", "p", "qnn", {"hqq": True, "soc": "SM8650"}),
+        misplaced_attrs_error("executorch_pte", "p", "qnn", {"model": ":m", "hqq": True, "soc": "SM8650"}),
     )
     asserts.equals(
         env,
         "encoder_pte p: group_size are LLM settings; drop them for a sentence_encoder (its 8da8w is per-channel)",
-        misplaced_attrs_error("encoder_pte", "p", "xnnpack", {"group_size": 32}),
+        misplaced_attrs_error("encoder_pte", "p", "xnnpack", {"model": ":e", "group_size": 32}),
+    )
+    asserts.equals(
+        env,
+        "executorch_pte p: model is missing; set model = the llm_checkpoint to export, for example model = \":my_model\"",
+        misplaced_attrs_error("executorch_pte", "p", "xnnpack", {"quantize": "8da4w"}),
+    )
+    asserts.equals(
+        env,
+        "encoder_pte p: model is missing; set model = the sentence_encoder to export, for example model = \":my_model\"",
+        misplaced_attrs_error("encoder_pte", "p", "xnnpack", {}),
     )
     for rule, backend, attrs in [
-        ("executorch_pte", "xnnpack", {"quantize": "8da4w", "group_size": 32, "hqq": True}),
-        ("executorch_pte", "qnn", {"soc": "SM8650", "calibration": ":c", "group_size": 32}),
-        ("encoder_pte", "xnnpack", {"quantize": "8da8w", "max_seq_len": 256}),
+        ("executorch_pte", "xnnpack", {"model": ":m", "quantize": "8da4w", "group_size": 32, "hqq": True}),
+        ("executorch_pte", "qnn", {"model": ":m", "soc": "SM8650", "calibration": ":c", "group_size": 32}),
+        ("encoder_pte", "xnnpack", {"model": ":e", "quantize": "8da8w", "max_seq_len": 256}),
     ]:
         asserts.equals(env, "", misplaced_attrs_error(rule, "p", backend, attrs), "{} {}".format(rule, attrs))
     return unittest.end(env)
