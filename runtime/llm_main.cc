@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -52,6 +53,8 @@ Model:
   --model=PATH           the .pte (mmap'd)
   --manifest=PATH        its manifest [<model without .pte>.manifest.json]
   --skip_integrity_check do not check the .pte against its manifest's sha256
+  --require_manifest     refuse a .pte that has no manifest (without it, such
+                         a program runs unverified, with a note on stderr)
   --tokenizer=PATH       compiled tokenizer (.tok from //tokenizer/runtime)
   --chat=true|false      wrap --prompt in the model's chat template [true]
   --system=TEXT          system message for the chat template
@@ -92,7 +95,7 @@ llm::cli::FlagSet DeclareFlags() {
   for (const char* name :
        {"chat", "truncate_prompt", "ignore_eos", "warmup", "mlock", "print_ids",
         "verbose", "help", "no_static_arena", "interactive", "kv_reuse",
-        "skip_integrity_check"}) {
+        "skip_integrity_check", "require_manifest"}) {
     flags.Bool(name);
   }
   return flags;
@@ -141,17 +144,19 @@ int main(int argc, char** argv) {
         "--model is required (e.g. --model=bazel-bin/models/llama_int4.pte)");
   }
 
-  double max_new_tokens = 0, temperature = 0, top_p = 0, seed = 0, threads = 0;
-  double reply_reserve = 0;
-  if (!flags.Number("max_new_tokens", 128, &max_new_tokens, &error) ||
+  double temperature = 0, top_p = 0;
+  int64_t max_new_tokens = 0, seed = 0, threads = 0, reply_reserve = 0;
+  // The sampler's seed is 64 bits, but a flag cannot name more than int64.
+  constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
+  if (!flags.Integer("max_new_tokens", 128, 0, kMaxInt, &max_new_tokens,
+                     &error) ||
       !flags.Number("temperature", 0, &temperature, &error) ||
       !flags.Number("top_p", 1, &top_p, &error) ||
-      !flags.Number("seed", 0, &seed, &error) ||
-      !flags.Number("threads", 0, &threads, &error) ||
-      !flags.Number("reply_reserve", 0, &reply_reserve, &error)) {
+      !flags.Integer("seed", 0, 0, kMaxInt, &seed, &error) ||
+      !flags.Integer("threads", 0, 0, 1024, &threads, &error) ||
+      !flags.Integer("reply_reserve", 0, 0, kMaxInt, &reply_reserve, &error)) {
     return Fail(kUsageError, error);
   }
-  if (threads < 0) return Fail(kUsageError, "--threads must be >= 0");
 
   // A delegate shipped as its own shared library (ExecuTorch's QNN backend)
   // registers itself from a static initializer, so it must be loaded before
@@ -176,6 +181,7 @@ int main(int argc, char** argv) {
   program.static_arena = !flags.On("no_static_arena");
   program.integrity.manifest_path = flags.Get("manifest");
   program.integrity.skip = flags.On("skip_integrity_check");
+  program.integrity.require_manifest = flags.On("require_manifest");
 
   if (flags.On("interactive")) {
     if (flags.Has("prompt") || flags.Has("prompt_file") ||

@@ -43,14 +43,23 @@ std::unique_ptr<LoadedProgram> LoadedProgram::Open(const LoadOptions& options,
                              error)) {
     return nullptr;
   }
+  // Unchecked is allowed (the program may come from another build system),
+  // but never silent.
+  if (self->integrity_.status == "no_manifest") {
+    std::fprintf(stderr,
+                 "note: %s has no manifest (%s), so it runs unverified; "
+                 "--require_manifest refuses such a program\n",
+                 file.path.c_str(), self->integrity_.manifest_path.c_str());
+  }
 
   auto loader = MmapDataLoader::from(
       file.path.c_str(), options.mlock ? MmapDataLoader::MlockConfig::UseMlock
                                        : MmapDataLoader::MlockConfig::NoMlock);
   if (!loader.ok()) {
-    *error = "cannot open " + file.path + " (" +
-             DescribeExecuTorchError(loader.error()) +
-             "); check the path, e.g. " + options.example_path;
+    *error =
+        "cannot open " + file.path + " (" +
+        DescribeExecuTorchError(loader.error()) + "); check the path" +
+        (options.example_path.empty() ? "" : ", e.g. " + options.example_path);
     return nullptr;
   }
   self->loader_.emplace(std::move(loader.get()));

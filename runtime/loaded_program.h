@@ -23,8 +23,9 @@ struct LoadOptions {
   IntegrityOptions integrity;
   // Lock the mapped pages in RAM.
   bool mlock = false;
-  // Offered in the "cannot open" error as what a right path looks like.
-  std::string example_path = "bazel-bin/models/llama_int4.pte";
+  // Offered in the "cannot open" error as what a right path looks like, by
+  // a tool that knows where its programs are built (none by default).
+  std::string example_path;
 };
 
 class LoadedProgram {

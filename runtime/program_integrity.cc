@@ -88,7 +88,14 @@ bool CheckProgramIntegrity(const ProgramFile& program,
   const std::string manifest = explicit_manifest
                                    ? options.manifest_path
                                    : DefaultManifestPath(program.path);
+  result->manifest_path = manifest;
   if (!explicit_manifest && !FileExists(manifest)) {
+    if (options.require_manifest) {
+      *error = program.path + " has no manifest (looked for " + manifest +
+               "): copy the .manifest.json built with it alongside, name it "
+               "with --manifest, or drop --require_manifest";
+      return false;
+    }
     result->status = "no_manifest";
     return true;
   }
@@ -111,8 +118,7 @@ bool CheckProgramIntegrity(const ProgramFile& program,
 
   struct stat info {};
   if (stat(program.path.c_str(), &info) != 0) {
-    *error = "cannot open " + program.path +
-             "; check the path, e.g. bazel-bin/models/llama_int4.pte";
+    *error = "cannot open " + program.path + "; check the path";
     return false;
   }
   const uint64_t file_size = static_cast<uint64_t>(info.st_size);

@@ -26,21 +26,24 @@ struct IntegrityOptions {
   std::string manifest_path;
   // Skip the check (it reads the whole file once; see docs/runtime.md).
   bool skip = false;
+  // Refuse a program that has no manifest instead of running it unchecked.
+  bool require_manifest = false;
 };
 
 struct IntegrityResult {
   // "verified", "no_manifest" or "skipped".
   std::string status;
-  double ms = 0;       // time spent reading and hashing
-  std::string sha256;  // the program's, when it was verified
+  double ms = 0;              // time spent reading and hashing
+  std::string sha256;         // the program's, when it was verified
+  std::string manifest_path;  // the manifest checked, or looked for
 };
 
 // The manifest the exporter would have written beside `pte_path`.
 std::string DefaultManifestPath(const std::string& pte_path);
 
 // Checks size, then sha256. False + an error naming both values and the fix
-// when the program is not the one the manifest describes, or when an explicit
-// manifest cannot be read.
+// when the program is not the one the manifest describes, when an explicit
+// manifest cannot be read, or when there is none and one is required.
 bool CheckProgramIntegrity(const ProgramFile& program,
                            const IntegrityOptions& options,
                            IntegrityResult* result, std::string* error);

@@ -130,11 +130,11 @@ int Main(int argc, char** argv) {
     }
   }
   SetRuntimeLogVerbose(flags.On("verbose"));
-  uint32_t threads = DefaultThreadCount();
-  if (flags.Has("threads")) {
-    const int value = std::atoi(flags.Get("threads").c_str());
-    if (value < 1) return Usage("--threads must be a positive integer");
-    threads = static_cast<uint32_t>(value);
+  int64_t threads = 0;
+  std::string number_error;
+  if (!flags.Integer("threads", DefaultThreadCount(), 1, 1024, &threads,
+                     &number_error)) {
+    return Usage(number_error);
   }
 
   std::ifstream input(flags.Get("input"));
@@ -160,7 +160,7 @@ int Main(int argc, char** argv) {
   Stats stats;
   // Before loading: XNNPACK takes the pool's threads when the program loads,
   // and resizing the pool afterwards hangs it.
-  stats.threads = SetThreadCount(threads);
+  stats.threads = SetThreadCount(static_cast<uint32_t>(threads));
   const auto load_start = Clock::now();
   std::string error;
   std::unique_ptr<Embedder> embedder =

@@ -45,7 +45,6 @@ std::unique_ptr<Embedder> Embedder::Create(const std::string& pte_path,
 bool Embedder::LoadProgram(const std::string& pte_path, std::string* error) {
   LoadOptions load;
   load.file.path = pte_path;
-  load.example_path = "bazel-bin/models/minilm_l6_fp32.pte";
   file_ = LoadedProgram::Open(load, error);
   if (!file_) return false;
   program_ = &file_->program();

@@ -48,9 +48,15 @@ int main(int argc, char** argv) {
   }
   if (index_path.empty() || queries_path.empty())
     return Fail("--index and --queries are required");
-  const long k = std::strtol(k_text.c_str(), nullptr, 10);
-  const long repeat = std::strtol(repeat_text.c_str(), nullptr, 10);
-  if (k <= 0 || repeat < 0) return Fail("--k must be > 0, --repeat >= 0");
+  char* k_end = nullptr;
+  char* repeat_end = nullptr;
+  const long k = std::strtol(k_text.c_str(), &k_end, 10);
+  const long repeat = std::strtol(repeat_text.c_str(), &repeat_end, 10);
+  if (k_text.empty() || *k_end != '\0' || repeat_text.empty() ||
+      *repeat_end != '\0' || k <= 0 || repeat < 0) {
+    return Fail("--k must be a whole number > 0 and --repeat one >= 0, not '" +
+                k_text + "' and '" + repeat_text + "'");
+  }
 
   std::string error;
   auto index = llm::rag::FlatIndex::Open(index_path, &error);

@@ -1,5 +1,6 @@
 #include "runtime/cli/flags.h"
 
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 
@@ -115,6 +116,30 @@ bool FlagSet::Number(const std::string& name, double fallback, double* out,
     *error = "--" + name + "=" + text + " is not a number";
     return false;
   }
+  return true;
+}
+
+bool FlagSet::Integer(const std::string& name, int64_t fallback, int64_t min,
+                      int64_t max, int64_t* out, std::string* error) const {
+  const std::string text = Get(name);
+  if (text.empty()) {
+    *out = fallback;
+    return true;
+  }
+  const std::string range = "give a whole number from " + std::to_string(min) +
+                            " to " + std::to_string(max);
+  errno = 0;
+  char* end = nullptr;
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '\0') {
+    *error = "--" + name + "=" + text + " is not a whole number; " + range;
+    return false;
+  }
+  if (errno == ERANGE || value < min || value > max) {
+    *error = "--" + name + "=" + text + " is out of range; " + range;
+    return false;
+  }
+  *out = value;
   return true;
 }
 

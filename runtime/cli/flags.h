@@ -12,6 +12,7 @@
 // repeat in order (chat messages).
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <map>
 #include <string>
@@ -59,9 +60,14 @@ class FlagSet {
   void Set(const std::string& name, const std::string& value) {
     values_[name] = value;
   }
-  // A number, or false + error naming the flag.
+  // A real number (a temperature), or false + error naming the flag.
   bool Number(const std::string& name, double fallback, double* out,
               std::string* error) const;
+  // A whole number in [min, max] (a count, a seed), or false + error naming
+  // the flag and the range: "1.5" and out-of-range values are refused, never
+  // rounded or wrapped.
+  bool Integer(const std::string& name, int64_t fallback, int64_t min,
+               int64_t max, int64_t* out, std::string* error) const;
 
  private:
   enum class Kind { kValue, kBool, kRepeated };

@@ -72,6 +72,34 @@ TEST(FlagSet, BadInputIsNamed) {
   EXPECT_NE(error.find("--threads=two is not a number"), std::string::npos);
 }
 
+TEST(FlagSet, IntegersAreWholeAndInRange) {
+  int64_t threads = -1;
+  std::string error;
+  Parsed given = Parse({"--threads=3"});
+  EXPECT_TRUE(given.flags.Integer("threads", 0, 0, 8, &threads, &error));
+  EXPECT_EQ(threads, 3);
+  Parsed absent = Parse({});
+  EXPECT_TRUE(absent.flags.Integer("threads", 5, 0, 8, &threads, &error));
+  EXPECT_EQ(threads, 5);
+  for (const auto& [arg, phrase] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"--threads=1.5", "--threads=1.5 is not a whole number"},
+           {"--threads=2x", "--threads=2x is not a whole number"},
+           {"--threads=-1", "--threads=-1 is out of range"},
+           {"--threads=9", "--threads=9 is out of range"},
+           {"--threads=99999999999999999999", "is out of range"}}) {
+    Parsed p = Parse({arg});
+    ASSERT_TRUE(p.ok) << arg;
+    error.clear();
+    threads = 7;
+    EXPECT_FALSE(p.flags.Integer("threads", 0, 0, 8, &threads, &error)) << arg;
+    EXPECT_NE(error.find(phrase), std::string::npos) << error;
+    EXPECT_NE(error.find("give a whole number from 0 to 8"), std::string::npos)
+        << error;
+    EXPECT_EQ(threads, 7) << "a refused value must not be stored";
+  }
+}
+
 TEST(FlagSet, PositionalsAndRepeatedFlagsKeepTheirOrder) {
   FlagSet flags("tool", "usage\n");
   flags.Value("model").Repeated("user").Repeated("system").Positionals(

@@ -76,6 +76,15 @@ class LlmMainCliTest(unittest.TestCase):
         self.assert_error(self.run_main(f"--model={self.tiny}", "--bogus=1"), 2, "unknown flag --bogus")
         self.assert_error(self.run_main(f"--model={self.tiny}", "--prompt=hi"), 2, "needs --tokenizer")
         self.assert_error(self.run_main(f"--model={self.tiny}", "--prompt_ids=1,x"), 2, "'x' is not an integer")
+        # Counts and seeds are whole numbers in range, never rounded or wrapped.
+        self.assert_error(
+            self.run_main(f"--model={self.tiny}", "--prompt_ids=1", "--threads=1.5"),
+            2,
+            "--threads=1.5 is not a whole number",
+        )
+        self.assert_error(
+            self.run_main(f"--model={self.tiny}", "--prompt_ids=1", "--seed=-1"), 2, "--seed=-1 is out of range"
+        )
         self.assert_error(
             self.run_main(f"--model={self.tiny}", "--prompt_ids=1", "--top_p=0"), 2, "--top_p must be in (0, 1]"
         )
@@ -118,6 +127,16 @@ class LlmMainCliTest(unittest.TestCase):
         # The original, found beside its manifest, is verified.
         result = self.run_main(f"--model={self.tiny}", "--prompt_ids=1,2,3", "--max_new_tokens=2", "--stats_json=-")
         self.assertIn('"integrity": "verified"', result.stderr)
+        # A program alone runs unverified, and says so; --require_manifest refuses it.
+        with open(self.tiny, "rb") as f:
+            alone = self.write("alone.pte", f.read())
+        result = self.run_main(f"--model={alone}", "--prompt_ids=1,2,3", "--max_new_tokens=2", "--stats_json=-")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn(f"note: {alone} has no manifest", result.stderr)
+        self.assertIn("runs unverified", result.stderr)
+        self.assertIn('"integrity": "no_manifest"', result.stderr)
+        result = self.run_main(f"--model={alone}", "--prompt_ids=1", "--require_manifest")
+        self.assert_error(result, 1, f"{alone} has no manifest", "drop --require_manifest")
         # An explicit manifest that is missing is an error, not a silent skip.
         result = self.run_main(f"--model={self.tiny}", "--manifest", "/nonexistent.json", "--prompt_ids=1")
         self.assert_error(result, 1, "cannot read the manifest /nonexistent.json")
