@@ -1,4 +1,6 @@
-"""sentence_encoder: a BERT sentence-embedding model, ready for executorch_pte."""
+"""sentence_encoder: a BERT sentence-embedding model, ready for encoder_pte."""
+
+load("//tools/executorch:program_rule_kit.bzl", "ExportedElsewhereInfo")
 
 EncoderCheckpointInfo = provider(
     doc = """A sentence encoder for export: a BERT model whose token states are pooled into one vector.
@@ -34,6 +36,8 @@ def _sentence_encoder_impl(ctx):
             pooling = ctx.attr.pooling,
             normalize = ctx.attr.normalize,
         ),
+        # executorch_pte, given this by mistake, names encoder_pte.
+        ExportedElsewhereInfo(kind = "sentence_encoder", program_rule = "encoder_pte"),
     ]
 
 sentence_encoder = rule(

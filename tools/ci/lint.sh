@@ -40,6 +40,14 @@ if [ -n "$private_loads" ]; then
   echo "$private_loads" >&2
   exit 1
 fi
+# Lower layers never know the trees built on them: the core rules in tools/
+# load nothing of //rag (a RAG rule hands them ExportedElsewhereInfo instead).
+upward_loads=$(git grep -nE 'load\("//rag[:/]' -- 'tools/*.bzl' 'tools/*.bazel' || true)
+if [ -n "$upward_loads" ]; then
+  echo "lint: tools/ must not load the RAG tree's rules or providers:" >&2
+  echo "$upward_loads" >&2
+  exit 1
+fi
 cc_files=$(git ls-files '*.c' '*.cc' '*.h')
 kotlin_files=$(git ls-files '*.kt' '*.kts')
 if [ $mode = fix ]; then

@@ -2,10 +2,12 @@
 
 For rule authors in this repository (encoder_pte in //rag), not for BUILD
 files: the action environment, output naming, the providers every program
-returns, and the misplaced-attribute check.
+returns, the misplaced-attribute check, and ExportedElsewhereInfo for the
+model targets such a rule exports.
 """
 
 load("//tools/executorch/private:action_env.bzl", _NO_NETWORK = "NO_NETWORK", _PYTHON_ACTION_ENV = "PYTHON_ACTION_ENV")
+load("//tools/executorch/private:providers.bzl", _ExportedElsewhereInfo = "ExportedElsewhereInfo")
 load(
     "//tools/executorch/private:pte_common.bzl",
     _declare_program = "declare_program",
@@ -14,6 +16,7 @@ load(
     _program_providers = "program_providers",
 )
 
+ExportedElsewhereInfo = _ExportedElsewhereInfo
 NO_NETWORK = _NO_NETWORK
 PYTHON_ACTION_ENV = _PYTHON_ACTION_ENV
 declare_program = _declare_program

@@ -26,6 +26,17 @@ PteInfo = provider(
     },
 )
 
+ExportedElsewhereInfo = provider(
+    doc = """Returned by a model target that another tree's program rule exports
+(a sentence_encoder, by encoder_pte). executorch_pte accepts such a target
+only to name the rule that exports it, so these rules never need to know
+the trees built on them.""",
+    fields = {
+        "kind": "string: what the target is, e.g. 'sentence_encoder'.",
+        "program_rule": "string: the rule that exports it, e.g. 'encoder_pte'.",
+    },
+)
+
 CalibrationSetInfo = provider(
     doc = "Tokenized text passages for post-training quantization (calibration_set).",
     fields = {

@@ -3,16 +3,16 @@ attributes of a language-model export, how outputs are named, and what every
 program target returns."""
 
 load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
-load("//rag:providers.bzl", "EncoderCheckpointInfo")
 load(":action_env.bzl", "NO_NETWORK")
-load(":providers.bzl", "LlmCheckpointInfo", "PteInfo")
+load(":providers.bzl", "ExportedElsewhereInfo", "LlmCheckpointInfo", "PteInfo")
 
 # The attributes of every language-model export, whatever its backend.
 LLM_COMMON_ATTRS = {
     "model": attr.label(
         mandatory = True,
-        # A sentence_encoder is accepted only to be pointed at encoder_pte.
-        providers = [[LlmCheckpointInfo], [EncoderCheckpointInfo]],
+        # Another tree's model (a sentence_encoder) is accepted only to be
+        # pointed at the rule that exports it.
+        providers = [[LlmCheckpointInfo], [ExportedElsewhereInfo]],
         doc = "An llm_checkpoint.",
     ),
     "max_context_len": attr.int(default = 2048, doc = "KV-cache length: prompt plus generated tokens."),
@@ -47,11 +47,14 @@ def export_profile(ctx, args):
     return [profile], requirements, {"export_profile": depset([profile])}
 
 def check_llm_model(ctx):
-    """Fails, pointing at encoder_pte, when the model is a sentence_encoder."""
-    if EncoderCheckpointInfo in ctx.attr.model:
-        fail("executorch_pte {}: {} is a sentence_encoder; export it with encoder_pte (quantize, backend and max_seq_len as here)".format(
+    """Fails, naming the rule to use, when the model is another kind (a sentence_encoder)."""
+    if LlmCheckpointInfo not in ctx.attr.model:
+        other = ctx.attr.model[ExportedElsewhereInfo]
+        fail("executorch_pte {}: {} is a {}; export it with {} (quantize, backend and max_seq_len as here)".format(
             ctx.label,
             ctx.attr.model.label,
+            other.kind,
+            other.program_rule,
         ))
 
 def label_text(label):
