@@ -24,11 +24,24 @@ from rag.index import flat_index_format, lance_determinism
 TABLE = "chunks"
 
 
+def _embedder_dim(manifest_path: str) -> int:
+    """The embedder's output size, as its exporter recorded it."""
+    with open(manifest_path, encoding="utf-8") as f:
+        manifest = json.load(f)
+    dim = manifest.get("architecture", {}).get("dim")
+    if not isinstance(dim, int) or dim <= 0:
+        raise SystemExit(
+            f"write_index: {manifest_path} records no architecture.dim; rebuild the embedder with encoder_pte"
+        )
+    return dim
+
+
 def _load(args: argparse.Namespace) -> flat_index_format.FlatIndex:
     if not len(args.chunks) == len(args.vectors) == len(args.documents):
         raise SystemExit("write_index: --chunks, --vectors and --documents must pair up")
     with open(args.embedder, "rb") as f:
         embedder_sha256 = hashlib.file_digest(f, "sha256").digest()
+    dim = _embedder_dim(args.embedder_manifest)
     documents, chunks, blocks = [], [], []
     settings = set()
     for number, (chunks_path, vectors_path, document_path) in enumerate(
@@ -44,12 +57,12 @@ def _load(args: argparse.Namespace) -> flat_index_format.FlatIndex:
         documents.append(flat_index_format.Document(summary["name"], len(data), bytes.fromhex(summary["sha256"])))
         vectors = np.fromfile(vectors_path, dtype="<f4")
         count = len(summary["chunks"])
-        if vectors.size != count * args.dim:
+        if vectors.size != count * dim:
             raise SystemExit(
-                f"write_index: {vectors_path} holds {vectors.size} floats, expected {count} chunks x dim {args.dim}; "
-                "is --dim the embedder's output size?"
+                f"write_index: {vectors_path} holds {vectors.size} floats, expected {count} chunks x dim {dim} "
+                f"(the embedder's size, from {args.embedder_manifest}); were they embedded by another program?"
             )
-        blocks.append(vectors.reshape(count, args.dim))
+        blocks.append(vectors.reshape(count, dim))
         for start, end, tokens in summary["chunks"]:
             chunks.append(flat_index_format.ChunkRecord(number, tokens, start, end, data[start:end].decode("utf-8")))
     if len(settings) != 1:
@@ -114,7 +127,7 @@ def main() -> int:
     parser.add_argument("--vectors", nargs="+", required=True, help="per document: the embedder's float32 rows")
     parser.add_argument("--documents", nargs="+", required=True, help="per document: the document itself")
     parser.add_argument("--embedder", required=True, help="the embedder .pte (its sha256 goes into the index)")
-    parser.add_argument("--dim", type=int, required=True)
+    parser.add_argument("--embedder_manifest", required=True, help="its manifest (architecture.dim: the vector size)")
     parser.add_argument("--vector_dtype", choices=sorted(flat_index_format.DTYPES), required=True)
     parser.add_argument("--out_flat", required=True)
     parser.add_argument("--out_lancedb", required=True, help="directory for the LanceDB database")

