@@ -1,7 +1,7 @@
 """rag_index: documents -> chunks -> embeddings -> a flat index and a LanceDB table."""
 
 load("//tools/executorch:defs.bzl", "PteInfo")
-load(":action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
+load("//tools/python:action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
 load(":providers.bzl", "RagIndexInfo")
 
 VECTOR_DTYPES = ["fp32", "fp16", "int8"]
@@ -124,7 +124,9 @@ def _rag_index_impl(ctx):
     args.add("--vector_dtype", ctx.attr.vector_dtype)
     args.add("--out_flat", flat)
     args.add("--out_lancedb", lancedb.path)
-    env = dict(PYTHON_ACTION_ENV)
+
+    # RUST_LOG quiets LanceDB's deprecation warnings.
+    env = dict(PYTHON_ACTION_ENV, RUST_LOG = "error")
 
     # write_index.py imports the rag package from the root of the repository
     # that holds it: this one, or external/<name> where another module calls us.

@@ -1,6 +1,6 @@
 """compiled_tokenizer: a Hugging Face byte-level BPE tokenizer.json compiled into the C++ BpeTokenizer's file."""
 
-load(":action_env.bzl", "COMPILER_ENV")
+load("//tools/python:action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
 
 def _compiled_tokenizer_impl(ctx):
     out = ctx.actions.declare_file(ctx.label.name + ".tok")
@@ -13,8 +13,8 @@ def _compiled_tokenizer_impl(ctx):
         arguments = [args],
         inputs = [ctx.file.tokenizer, ctx.file.tokenizer_config],
         outputs = [out],
-        env = COMPILER_ENV,
-        execution_requirements = {"block-network": ""},
+        env = PYTHON_ACTION_ENV,
+        execution_requirements = NO_NETWORK,
         mnemonic = "CompileTokenizer",
         progress_message = "Compiling tokenizer {}".format(ctx.label),
     )

@@ -3,11 +3,10 @@
     load("//tokenizer:defs.bzl", "wordpiece_vocab")
 """
 
-load(":action_env.bzl", "COMPILER_ENV")
+load("//tools/python:action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
 
-# The WordPiece compiler walks sets: a fixed hash seed keeps its output's
-# order stable.
-_ACTION_ENV = dict(COMPILER_ENV, PYTHONHASHSEED = "0")
+# The WordPiece compiler walks sets: PYTHON_ACTION_ENV's fixed hash seed
+# keeps its output's order stable.
 
 def _wordpiece_vocab_impl(ctx):
     out = ctx.actions.declare_file(ctx.label.name + ".wpt")
@@ -19,8 +18,8 @@ def _wordpiece_vocab_impl(ctx):
         arguments = [args],
         inputs = [ctx.file.tokenizer],
         outputs = [out],
-        env = _ACTION_ENV,
-        execution_requirements = {"block-network": ""},
+        env = PYTHON_ACTION_ENV,
+        execution_requirements = NO_NETWORK,
         mnemonic = "CompileWordPiece",
         progress_message = "Compiling WordPiece tokenizer {}".format(ctx.label),
     )

@@ -48,6 +48,13 @@ if [ -n "$upward_loads" ]; then
   echo "$upward_loads" >&2
   exit 1
 fi
+# One action environment for every tree (tools/python/action_env.bzl).
+envs=$(git ls-files '*action_env.bzl')
+if [ "$envs" != "tools/python/action_env.bzl" ]; then
+  echo "lint: actions take their environment from tools/python/action_env.bzl only, not:" >&2
+  echo "$envs" | grep -v '^tools/python/action_env.bzl$' >&2
+  exit 1
+fi
 cc_files=$(git ls-files '*.c' '*.cc' '*.h')
 kotlin_files=$(git ls-files '*.kt' '*.kts')
 if [ $mode = fix ]; then

@@ -6,7 +6,6 @@ returns, the misplaced-attribute check, and ExportedElsewhereInfo for the
 model targets such a rule exports.
 """
 
-load("//tools/executorch/private:action_env.bzl", _NO_NETWORK = "NO_NETWORK", _PYTHON_ACTION_ENV = "PYTHON_ACTION_ENV")
 load("//tools/executorch/private:providers.bzl", _ExportedElsewhereInfo = "ExportedElsewhereInfo")
 load(
     "//tools/executorch/private:pte_common.bzl",
@@ -15,6 +14,7 @@ load(
     _misplaced_attrs_error = "misplaced_attrs_error",
     _program_providers = "program_providers",
 )
+load("//tools/python:action_env.bzl", _NO_NETWORK = "NO_NETWORK", _PYTHON_ACTION_ENV = "PYTHON_ACTION_ENV")
 
 ExportedElsewhereInfo = _ExportedElsewhereInfo
 NO_NETWORK = _NO_NETWORK

@@ -1,6 +1,6 @@
 """calibration_set: tokenized passages of a text, for post-training quantization."""
 
-load(":action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
+load("//tools/python:action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
 load(":providers.bzl", "CalibrationSetInfo", "LlmCheckpointInfo")
 
 def _calibration_set_impl(ctx):

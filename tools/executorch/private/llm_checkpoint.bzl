@@ -1,6 +1,6 @@
 """llm_checkpoint: a checkpoint source turned into what the exporter needs."""
 
-load(":action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
+load("//tools/python:action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
 load(":providers.bzl", "LlmCheckpointInfo")
 
 def _source_kind(ctx):

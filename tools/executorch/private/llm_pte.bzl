@@ -1,6 +1,6 @@
 """llm_pte: a language model as a CPU program, on ExecuTorch's portable kernels or XNNPACK."""
 
-load(":action_env.bzl", "PYTHON_ACTION_ENV")
+load("//tools/python:action_env.bzl", "PYTHON_ACTION_ENV")
 load(":providers.bzl", "LlmCheckpointInfo")
 load(":pte_common.bzl", "LLM_COMMON_ATTRS", "PROFILE_ATTRS", "check_llm_model", "declare_program", "export_profile", "llm_model_args", "llm_program_providers")
 

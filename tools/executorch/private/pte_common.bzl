@@ -3,7 +3,7 @@ attributes of a language-model export, how outputs are named, and what every
 program target returns."""
 
 load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
-load(":action_env.bzl", "NO_NETWORK")
+load("//tools/python:action_env.bzl", "NO_NETWORK")
 load(":providers.bzl", "ExportedElsewhereInfo", "LlmCheckpointInfo", "PteInfo")
 
 # The attributes of every language-model export, whatever its backend.

@@ -5,7 +5,7 @@ matches the locked protobuf runtime. The module lands beside the .proto:
 `foo.proto` in `//a/b` is importable as `a.b.foo_pb2`.
 """
 
-load(":action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
+load("//tools/python:action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
 
 def _py_proto_impl(ctx):
     src = ctx.file.src

@@ -1,8 +1,8 @@
 """qnn_pte: a language model compiled for a Qualcomm NPU (ExecuTorch's QNN backend)."""
 
+load("//tools/python:action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
 load("//tools/qnn:defs.bzl", "QnnSdkInfo")
 load("//tools/qnn:socs.bzl", "QNN_SOCS")
-load(":action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
 load(":providers.bzl", "CalibrationSetInfo", "LlmCheckpointInfo")
 load(":pte_common.bzl", "LLM_COMMON_ATTRS", "check_llm_model", "declare_program", "llm_model_args", "llm_program_providers")
 

@@ -1,4 +1,13 @@
-"""What every Python action here runs with, and nothing more."""
+"""What every Python action of these rules runs with, and nothing more.
+
+The one action environment of every tree (exports, checkpoints, tokenizer
+compilers, RAG indexes), so that they cannot drift apart:
+
+    load("//tools/python:action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
+
+An action that needs one more variable adds it to a copy, with the reason
+(rag_index's RUST_LOG).
+"""
 
 # Starlark actions start from an empty environment; these are all they get.
 # PATH is only for the py_binary launcher's `#!/usr/bin/env python3`.
