@@ -5,9 +5,12 @@
 // planned before the first token. This counter is how that promise is checked
 // and reported (`decode_allocations` in the stats JSON) rather than assumed.
 //
-// On glibc the counter interposes malloc and friends (see
-// allocation_counter.cc). Where that is not possible (bionic), `Supported()`
-// is false and the stats report null instead of a made-up zero.
+// The counting is done by //runtime:malloc_interposer, which defines malloc
+// and friends (glibc only) and is linked into the executables that report it:
+// llm_main, the tests and the benches. `Supported()` checks that an
+// allocation is actually counted, so in the app's JNI library, on bionic, or
+// in any binary without the interposer, it is false and the stats report
+// null instead of a made-up zero.
 #pragma once
 
 #include <cstdint>
