@@ -19,14 +19,14 @@
 #include <string>
 #include <vector>
 
+#include "cli/flags.h"
 #include "runtime/cli/chat_repl.h"
-#include "runtime/cli/flags.h"
 #include "runtime/llm_runner.h"
 #include "runtime/runtime_log.h"
 #include "runtime/session/chat_session.h"
-#include "runtime/utf8_stream.h"
 #include "tokenizer/runtime/bpe_tokenizer.h"
 #include "tokenizer/runtime/chat_template.h"
+#include "tokenizer/runtime/utf8_stream.h"
 
 namespace {
 

@@ -19,17 +19,17 @@
 #include <string>
 #include <vector>
 
+#include "cli/flags.h"
 #include "rag/runtime/prompt_assembly.h"
 #include "rag/runtime/retriever.h"
 #include "runtime/cli/chat_repl.h"
-#include "runtime/cli/flags.h"
 #include "runtime/generation_stats.h"
 #include "runtime/llm_runner.h"
 #include "runtime/runtime_log.h"
 #include "runtime/session/chat_session.h"
 #include "runtime/threadpool_control.h"
-#include "runtime/utf8_stream.h"
 #include "tokenizer/runtime/bpe_tokenizer.h"
+#include "tokenizer/runtime/utf8_stream.h"
 
 namespace {
 

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
+#include "cli/flags.h"
 #include "rag/runtime/embedder.h"
 #include "rag/runtime/jsonl_text.h"
-#include "runtime/cli/flags.h"
 #include "runtime/generation_stats.h"
 #include "runtime/runtime_log.h"
 #include "runtime/threadpool_control.h"

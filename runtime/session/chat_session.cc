@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "runtime/utf8_stream.h"
+#include "tokenizer/runtime/utf8_stream.h"
 
 namespace llm {
 

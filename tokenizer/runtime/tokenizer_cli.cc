@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/cli/flags.h"
+#include "cli/flags.h"
 #include "tokenizer/runtime/bpe_tokenizer.h"
 
 namespace llm::tokenizer {

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/cli/flags.h"
+#include "cli/flags.h"
 #include "tokenizer/runtime/wordpiece_tokenizer.h"
 
 namespace llm::tokenizer {

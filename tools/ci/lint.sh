@@ -48,6 +48,15 @@ if [ -n "$upward_loads" ]; then
   echo "$upward_loads" >&2
   exit 1
 fi
+# The tokenizer is below the runtime: nothing in tokenizer/ depends on
+# //runtime or includes its headers (flags and copts live in //cli and
+# //tools/cc).
+tokenizer_up=$(git grep -nE '"//runtime[:/]|#include "runtime/' -- 'tokenizer/' || true)
+if [ -n "$tokenizer_up" ]; then
+  echo "lint: tokenizer/ must not depend on //runtime:" >&2
+  echo "$tokenizer_up" >&2
+  exit 1
+fi
 # One action environment for every tree (tools/python/action_env.bzl).
 envs=$(git ls-files '*action_env.bzl')
 if [ "$envs" != "tools/python/action_env.bzl" ]; then

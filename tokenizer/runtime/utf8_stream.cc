@@ -1,4 +1,4 @@
-#include "runtime/utf8_stream.h"
+#include "tokenizer/runtime/utf8_stream.h"
 
 namespace llm {
 namespace {

@@ -1,4 +1,4 @@
-#include "runtime/cli/flags.h"
+#include "cli/flags.h"
 
 #include <cerrno>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-"""Compiler flags for the runtime's C++.
+"""Compiler flags for this repository's C++: runtime/, tokenizer/, rag/ and cli/.
 
 The runner is benchmarked, so it is optimized even in Bazel's default
 fastbuild mode; -c opt would move every output (and the model exports) to
