@@ -75,8 +75,7 @@ std::unique_ptr<FlatIndex> FlatIndex::Open(const std::string& path,
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     *error = "cannot open the index " + path + ": " + std::strerror(errno) +
-             " (build one with a rag_index target, e.g. bazel build "
-             "//rag:austen_int8, and pass bazel-bin/rag/austen_int8.flat)";
+             " (build one with a rag_index target and pass its .flat file)";
     return nullptr;
   }
   struct stat st {};
