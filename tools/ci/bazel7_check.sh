@@ -4,6 +4,9 @@
 # 5 minutes and 2.5 GB for the chroot the first time; it is reused after.
 #
 #   tools/ci/bazel7_check.sh [targets...]        bazel test (default //tools/...)
+#   tools/ci/bazel7_check.sh --prepare
+#                      only make the chroot and install its packages (.ci/run
+#                      does this in the background while the tests run)
 #   tools/ci/bazel7_check.sh --analysis-only [targets...]
 #                      bazel build --nobuild (default //...), with incompatible
 #                      flags the .bazelrc cannot set (Bazel 4.2.3 lacks them)
@@ -38,6 +41,7 @@ mode=test overrides=0 bcr="" targets=() subdir=""
 for arg in "$@"; do
   case $arg in
     --analysis-only) mode=analysis ;;
+    --prepare) mode=prepare ;;
     --e2e) subdir=e2e/smoke ;;
     --overrides) overrides=1 ;;
     --bcr=*) mode=bcr bcr=$(cd "${arg#--bcr=}" && pwd) ;;
@@ -102,6 +106,11 @@ if [ ! -x "$chroot_dir/usr/bin/bazel" ] || [ ! -x "$chroot_dir/usr/bin/aarch64-l
   # sid moves fast: let apt finish what debootstrap's resolver could not.
   chroot "$chroot_dir" /bin/sh -c "apt-get ${apt_opts[*]} update && DEBIAN_FRONTEND=noninteractive apt-get ${apt_opts[*]} -f install \
     && DEBIAN_FRONTEND=noninteractive apt-get ${apt_opts[*]} install ${modules[*]}"
+fi
+
+if [ "$mode" = prepare ]; then
+  echo "bazel7_check.sh: prepared $chroot_dir ($(in_chroot bazel --version))"
+  exit 0
 fi
 
 # Starts the registry server (on the host, 127.0.0.1; the chroot shares the

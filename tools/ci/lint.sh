@@ -57,6 +57,16 @@ if [ -n "$tokenizer_up" ]; then
   echo "$tokenizer_up" >&2
   exit 1
 fi
+# The C++ libraries name no path of this repository's build: only a tool's
+# main (or a test) knows where its programs are built.
+repo_paths=$(git grep -n 'bazel-bin/' -- 'runtime/*.cc' 'runtime/*.h' 'rag/runtime/*.cc' 'rag/runtime/*.h' \
+  'tokenizer/runtime/*.cc' 'tokenizer/runtime/*.h' 'cli/*.cc' 'cli/*.h' |
+  grep -Ev '(_main|_test|_cli)\.cc:' || true)
+if [ -n "$repo_paths" ]; then
+  echo "lint: a library names a bazel-bin path; let the tool's main give the example:" >&2
+  echo "$repo_paths" >&2
+  exit 1
+fi
 # One action environment for every tree (tools/python/action_env.bzl).
 envs=$(git ls-files '*action_env.bzl')
 if [ "$envs" != "tools/python/action_env.bzl" ]; then

@@ -4,6 +4,9 @@
 # workers, each a buildbox-casd plus a buildbox-worker. Bazel talks to it with
 # --config=remote_loopback (.bazelrc); docs/remote.md has the rest.
 #
+#   tools/remote/cluster.sh prepare               makes the image and installs the
+#                                                 server, starting nothing (start
+#                                                 does it too, the first time)
 #   tools/remote/cluster.sh start [--workers=N]   (default 2)
 #   tools/remote/cluster.sh stop                  stops everything it started
 #   tools/remote/cluster.sh status
@@ -156,7 +159,8 @@ postgres_bin() {
   bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)
   if [ -z "$bin" ]; then
     log "installing Debian's PostgreSQL server (once)"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null 2>&1 ||
+      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null; }
     bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n1)
   fi
   echo "$bin"
@@ -229,18 +233,36 @@ start() {
   log "up: grpc://127.0.0.1:$port, instance main, $workers workers (state in $state)"
 }
 
+unmount_all() {
+  local mount
+  [ -f "$mounts_file" ] || return 0
+  tac "$mounts_file" | while read -r mount; do
+    umount "$mount" 2>/dev/null || umount -l "$mount" || log "could not unmount $mount"
+  done
+  rm -f "$mounts_file"
+}
+
+# Everything that is made once per machine, and nothing started: .ci/run
+# does this in the background while the tests run.
+prepare() {
+  [ "$(id -u)" = 0 ] || die "needs root (chroot and mount)"
+  [ ! -d "$state/pids" ] || die "running (state in $state); prepare before start, or run: $0 stop"
+  mkdir -p "$state/logs"
+  trap unmount_all EXIT
+  make_image
+  buildgrid_venv >/dev/null
+  postgres_bin >/dev/null
+  log "prepared: the image $image, BuildGrid and PostgreSQL"
+}
+
 stop() {
-  local name mount
+  local name
   # Workers first: a server that goes first leaves them failing their
   # final bot session update.
   for name in "$state"/pids/worker-* "$state"/pids/casd-* "$state"/pids/buildgrid "$state"/pids/postgres; do
     [ -e "$name" ] && end "$(basename "$name")"
   done
-  if [ -f "$mounts_file" ]; then
-    tac "$mounts_file" | while read -r mount; do
-      umount "$mount" 2>/dev/null || umount -l "$mount" || log "could not unmount $mount"
-    done
-  fi
+  unmount_all
   rm -rf "$state" "$image/var/lib/re"
   log "stopped"
 }
@@ -259,6 +281,7 @@ status() {
 }
 
 case ${1:-} in
+  prepare) prepare ;;
   start) shift && start "$@" ;;
   stop) stop ;;
   status) status ;;
