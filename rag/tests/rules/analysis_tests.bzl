@@ -26,31 +26,28 @@ _takes_from_embedder_test = analysistest.make(
     attrs = {"embedder": attr.label(providers = [PteInfo])},
 )
 
+def _subject(name, embedder):
+    rag_index(
+        name = name,
+        docs = ["//corpora:persuasion"],
+        embedder = embedder,
+        vocab = "//models:minilm_l6_vocab",
+        tags = ["manual"],
+    )
+
 def rag_index_analysis_test_suite(name):
     """An LLM program given as the embedder, and what a right one provides.
 
     Args:
       name: name of the test_suite.
     """
-    rag_index(
-        name = name + "_llm_embedder_subject",
-        docs = ["//corpora:persuasion"],
-        embedder = "//models:tiny_int4",
-        vocab = "//models:minilm_l6_vocab",
-        tags = ["manual"],
-    )
+    _subject(name + "_llm_embedder_subject", "//models:tiny_int4")
     expect_failure_test(
         name = name + "_llm_embedder_test",
         target_under_test = ":" + name + "_llm_embedder_subject",
         message = "is an llm program; give an executorch_pte of a sentence_encoder",
     )
-    rag_index(
-        name = name + "_embedder_subject",
-        docs = ["//corpora:persuasion"],
-        embedder = "//models:minilm_l6_int8",
-        vocab = "//models:minilm_l6_vocab",
-        tags = ["manual"],
-    )
+    _subject(name + "_embedder_subject", "//models:minilm_l6_int8")
     _takes_from_embedder_test(
         name = name + "_takes_from_embedder_test",
         target_under_test = ":" + name + "_embedder_subject",
