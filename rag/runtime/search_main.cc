@@ -10,52 +10,49 @@
 // per query on stderr as JSON. Exit codes: 0 ok, 2 bad input.
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "cli/flags.h"
 #include "rag/runtime/flat_index.h"
 #include "rag/runtime/flat_search.h"
 
 namespace {
+
+constexpr char kUsage[] =
+    "usage: rag_search --index=FLAT --queries=F32 [--k=5] [--repeat=0]\n";
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "rag_search: error: %s\n", message.c_str());
   return 2;
 }
 
-bool Flag(const std::string& arg, const char* name, std::string* value) {
-  const std::string prefix = std::string("--") + name + "=";
-  if (arg.rfind(prefix, 0) != 0) return false;
-  *value = arg.substr(prefix.size());
-  return true;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string index_path, queries_path, k_text = "5", repeat_text = "0";
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (!Flag(arg, "index", &index_path) &&
-        !Flag(arg, "queries", &queries_path) && !Flag(arg, "k", &k_text) &&
-        !Flag(arg, "repeat", &repeat_text)) {
-      return Fail("unknown argument '" + arg +
-                  "' (flags: --index --queries --k --repeat)");
-    }
+  llm::cli::FlagSet flags("rag_search", kUsage);
+  flags.Value("index").Value("queries").Value("k").Value("repeat");
+  std::string parse_error;
+  const bool parsed = flags.Parse(argc, argv, &parse_error);
+  if (flags.help()) {
+    std::fputs(kUsage, stdout);
+    return 0;
   }
+  if (!parsed) return Fail(parse_error);
+  const std::string index_path = flags.Get("index");
+  const std::string queries_path = flags.Get("queries");
   if (index_path.empty() || queries_path.empty())
     return Fail("--index and --queries are required");
-  char* k_end = nullptr;
-  char* repeat_end = nullptr;
-  const long k = std::strtol(k_text.c_str(), &k_end, 10);
-  const long repeat = std::strtol(repeat_text.c_str(), &repeat_end, 10);
-  if (k_text.empty() || *k_end != '\0' || repeat_text.empty() ||
-      *repeat_end != '\0' || k <= 0 || repeat < 0) {
-    return Fail("--k must be a whole number > 0 and --repeat one >= 0, not '" +
-                k_text + "' and '" + repeat_text + "'");
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  int64_t k = 0, repeat = 0;
+  if (!flags.Integer("k", 5, 1, kMax, &k, &parse_error) ||
+      !flags.Integer("repeat", 0, 0, kMax, &repeat, &parse_error)) {
+    return Fail(parse_error);
   }
 
   std::string error;
@@ -79,10 +76,12 @@ int main(int argc, char** argv) {
   std::vector<double> times_ms;
   for (size_t q = 0; q < count; ++q) {
     const float* query = queries.data() + q * index->dim();
-    const auto hits = llm::rag::SearchTopK(*index, query, k);
-    for (long r = 0; r < repeat; ++r) {
+    const auto hits =
+        llm::rag::SearchTopK(*index, query, static_cast<size_t>(k));
+    for (int64_t r = 0; r < repeat; ++r) {
       const auto start = std::chrono::steady_clock::now();
-      const auto again = llm::rag::SearchTopK(*index, query, k);
+      const auto again =
+          llm::rag::SearchTopK(*index, query, static_cast<size_t>(k));
       times_ms.push_back(std::chrono::duration<double, std::milli>(
                              std::chrono::steady_clock::now() - start)
                              .count());
