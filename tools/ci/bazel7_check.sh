@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs this tree's tests under Bazel 7 (bzlmod, MODULE.bazel), offline, with
 # Debian sid's bazel-bootstrap 7.x inside a debootstrap chroot. Heavy: about
-# 5 minutes and 2.5 GB for the chroot the first time; it is reused after.
+# 3 minutes and 2.5 GB for the chroot the first time; it is reused after.
 #
 #   tools/ci/bazel7_check.sh [targets...]        bazel test (default //tools/...)
 #   tools/ci/bazel7_check.sh --prepare

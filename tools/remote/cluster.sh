@@ -96,8 +96,8 @@ mount_venvs() {
 }
 
 # --- Processes ----------------------------------------------------------------
-# Starts "$@" in a new process group, logs to $state/logs/<name>.log, and
-# records the PID (= the group) in $state/pids/<name>.
+# Starts "$@" in a session of its own, logs to $state/logs/<name>.log, and
+# records the PID (= the session ID) in $state/pids/<name>.
 daemon() {
   local name=$1
   shift
@@ -209,6 +209,14 @@ worker_of() {
   return 1
 }
 
+failed_start() {
+  local logs
+  logs=$(mktemp -d /tmp/llm-ondevice-cluster-logs.XXXXXX)
+  cp -r "$state/logs/." "$logs" 2>/dev/null || true
+  stop
+  log "start failed; everything it started is stopped, and its logs are in $logs"
+}
+
 start() {
   local workers=2 arg i
   for arg in "$@"; do
@@ -221,7 +229,9 @@ start() {
   [ "$(id -u)" = 0 ] || die "needs root (chroot and mount)"
   [ ! -d "$state/pids" ] || die "already running (state in $state); run: $0 stop"
   mkdir -p "$state/pids" "$state/logs"
-  trap 'log "start failed; stopping what started"; stop' ERR
+  # Any failure (a die as much as a failing command) stops what started,
+  # keeping the logs.
+  trap failed_start EXIT
   make_image
   mount_system
   mount_venvs
@@ -229,7 +239,7 @@ start() {
   [ ! -e "$image$cache" ] || die "the worker image can see $cache; remove $image$cache"
   start_server
   for ((i = 0; i < workers; i++)); do start_worker "$i"; done
-  trap - ERR
+  trap - EXIT
   log "up: grpc://127.0.0.1:$port, instance main, $workers workers (state in $state)"
 }
 
