@@ -32,8 +32,9 @@ client() {  # <name> <bazel command and flags...>
   local base=$tmp/$1
   shift
   clients+=("$base")
-  (cd "$workspace/e2e/smoke" && bazel --output_base="$base" "$@" --config=offline --config=remote_loopback \
-    --symlink_prefix=/)
+  # A cluster whose workers are gone queues actions forever: fail instead.
+  (cd "$workspace/e2e/smoke" && timeout "${REMOTE_CHECK_TIMEOUT:-1200}" bazel --output_base="$base" "$@" \
+    --config=offline --config=remote_loopback --symlink_prefix=/)
 }
 outputs=(tiny_fp32.pte unseen_int4.pte minilm_fp32.pte notes.flat)
 digests() {  # <bazel-bin>: the sha256 of each output, one line each
@@ -50,7 +51,8 @@ client first test --execution_log_json_file="$tmp/first.json" //... 2>&1 | tee "
   grep -E '^(INFO: [0-9]+ process|//|Executed|ERROR)' || true
 grep -q "Executed 1 out of 1 test: 1 test passes" "$tmp/first.log" || {
   tail -n 40 "$tmp/first.log"
-  say "e2e/smoke failed on the cluster"
+  bash "$cluster" status || true
+  say "e2e/smoke failed on the cluster (or did not finish in ${REMOTE_CHECK_TIMEOUT:-1200} s)"
   exit 1
 }
 spawns "$tmp/first.json" --only remote --require ExecuTorchExport --require ExecuTorchEncoderExport \
