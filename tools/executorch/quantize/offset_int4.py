@@ -17,10 +17,13 @@ cost 4 bytes per block of 32 weights, a quarter more than the int4 data.
 A linear's bias (Qwen2.5's q/k/v) is the offset linear's bias.
 
 The block means are an XNNPACK global average pool over an (n, blocks, 32, 1)
-view, so the whole linear stays inside the delegate.
+view, so the whole linear stays inside the delegate, and so do its
+neighbours: a decoder layer lowers to 4 delegate calls.
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 from torch import nn
@@ -85,7 +88,15 @@ class OffsetInt4Linear(nn.Module):
         lead = x.shape[:-1]
         blocks = self.in_features // self.group
         means = x.reshape(-1, blocks, self.group, 1).mean(dim=(2, 3), keepdim=True)
-        means = means.reshape(*lead, blocks)
+        if math.prod(lead[:-1]) == 1:
+            # One sequence, the exported programs' case. Its length is
+            # symbolic there, XNNPACK lowers no reshape to a symbolic size,
+            # and a reshape to (1, n, blocks) would cut the delegate in two
+            # at every linear. (n, blocks) broadcasts against the GEMM's
+            # (1, n, out) instead: the same values, one delegate.
+            means = means.reshape(-1, blocks)
+        else:
+            means = means.reshape(*lead, blocks)
         if self.bias is None:
             return nn.functional.linear(x, self.weight) + nn.functional.linear(means, self.offset)
         return nn.functional.linear(x, self.weight) + nn.functional.linear(means, self.offset, self.bias)

@@ -89,6 +89,19 @@ class OffsetInt4LinearTest(unittest.TestCase):
         exact = linear(x).detach()
         self.assertLess(float((module(x) - exact).norm() / exact.norm()), 0.02)
 
+    def test_batches_keep_their_own_means(self):
+        # One sequence takes the (n, blocks) path the exported programs use;
+        # several must not mix their block means.
+        torch.manual_seed(0)
+        linear = torch.nn.Linear(128, 48, bias=False)
+        with torch.no_grad():
+            linear.weight.copy_(q4_1_weight(48, 128, seed=4))
+        module = OffsetInt4Linear(linear, GROUP)
+        batch = torch.randn(3, 5, 128)
+        together = module(batch)
+        for i in range(3):
+            self.assertTrue(torch.allclose(together[i : i + 1], module(batch[i : i + 1]), atol=1e-5), i)
+
     def test_bias_is_added_exactly(self):
         # Qwen2.5's q/k/v projections: the same layer with and without its bias.
         torch.manual_seed(0)
