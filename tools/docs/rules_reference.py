@@ -170,6 +170,28 @@ def _doc_lines(doc: str) -> list[str]:
     return out
 
 
+RECIPES = "tools/executorch/private/recipes.bzl"
+
+
+def _recipes(workspace: str) -> list[str]:
+    """The recipes table: each name, what it sets and its doc, from RECIPES's literal."""
+    recipes = ast.literal_eval(_globals(os.path.join(workspace, RECIPES))["RECIPES"])
+    lines = [
+        "",
+        "## Recipes",
+        "",
+        '`executorch_pte(..., recipe = "<name>")` sets these attributes together; a target that names a',
+        "recipe leaves them out. From `RECIPES` in `" + RECIPES + "`.",
+        "",
+        "| recipe | sets | what |",
+        "|---|---|---|",
+    ]
+    for name, recipe in recipes.items():
+        sets = ", ".join(f"`{k} = {_literal(ast.Constant(v))}`" for k, v in sorted(recipe["attrs"].items()))
+        lines.append(f"| `{name}` | {sets} | {recipe['doc']} |")
+    return lines
+
+
 def render(workspace: str) -> str:
     lines = [
         "# Rule reference",
@@ -177,7 +199,9 @@ def render(workspace: str) -> str:
         "Generated from the rules' `.bzl` files by `bazel run //tools/docs:update_rules_reference`;",
         "`//tools/docs:rules_reference_test` fails when this page and the code disagree.",
         "How to use the rules: [rules.md](rules.md). `executorch_pte` is a macro that makes an",
-        '`llm_pte`, or a `qnn_pte` for `backend = "qnn"`, with the attributes below.',
+        '`llm_pte`, or a `qnn_pte` for `backend = "qnn"`, with the attributes below, or names a',
+        "[recipe](#recipes).",
+        *_recipes(workspace),
     ]
     for rule, path, load in RULES:
         names = _globals(os.path.join(workspace, path))

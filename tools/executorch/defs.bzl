@@ -2,6 +2,10 @@
 
     load("//tools/executorch:defs.bzl", "calibration_set", "executorch_pte", "llm_chat", "llm_checkpoint")
 
+    executorch_pte(name = "my_model_int4", model = ":my_model", recipe = "int4")
+
+RECIPES (private/recipes.bzl) are the named settings `recipe` takes.
+
 Programs come from rules over shared attributes (private/pte_common.bzl):
 llm_pte (a language model on the CPU: portable kernels or XNNPACK) and qnn_pte
 (a language model compiled for a Qualcomm NPU). executorch_pte picks one by
@@ -16,6 +20,7 @@ load("//tools/executorch/private:llm_checkpoint.bzl", _llm_checkpoint = "llm_che
 load("//tools/executorch/private:llm_pte.bzl", _llm_pte = "llm_pte")
 load("//tools/executorch/private:providers.bzl", _CalibrationSetInfo = "CalibrationSetInfo", _LlmCheckpointInfo = "LlmCheckpointInfo", _PteInfo = "PteInfo")
 load("//tools/executorch/private:py_proto.bzl", _py_proto = "py_proto")
+load("//tools/executorch/private:recipes.bzl", _RECIPES = "RECIPES")
 
 executorch_pte = _executorch_pte
 llm_pte = _llm_pte
@@ -25,5 +30,6 @@ CalibrationSetInfo = _CalibrationSetInfo
 llm_checkpoint = _llm_checkpoint
 llm_chat = _llm_chat
 py_proto = _py_proto
+RECIPES = _RECIPES
 LlmCheckpointInfo = _LlmCheckpointInfo
 PteInfo = _PteInfo

@@ -9,6 +9,7 @@ load(":llm_chat.bzl", "llm_chat")
 load(":llm_pte.bzl", "llm_pte")
 load(":pte_common.bzl", "misplaced_attrs_error")
 load(":qnn_pte.bzl", _qnn_pte_rule = "qnn_pte")
+load(":recipes.bzl", "expand_recipe")
 
 def qnn_pte(name, **kwargs):
     """qnn_pte with the QNN SDK attached (//tools/qnn:sdk unless given).
@@ -23,26 +24,34 @@ def qnn_pte(name, **kwargs):
         kwargs["qnn_sdk"] = Label("//tools/qnn:sdk")
     _qnn_pte_rule(name = name, **kwargs)
 
-def executorch_pte(name, backend = "portable", **kwargs):
+def executorch_pte(name, recipe = None, **kwargs):
     """A language model's program: llm_pte, or qnn_pte for backend = "qnn".
 
         executorch_pte(
-            name = "llama_int4",
-            model = ":smollm2_135m",
-            backend = "xnnpack",
-            quantize = "8da4w_asym",
-            group_size = 32,
+            name = "my_model_int4",
+            model = ":my_model",
+            recipe = "int4",
         )
 
-    Attributes of the other family (soc on XNNPACK, hqq on QNN) fail here
-    with the fix, instead of as an unknown attribute. A CPU program also
-    gets `<name>_chat` (llm_chat): `bazel run :<name>_chat -- --prompt=...`.
+    `recipe` names a measured combination of backend and quantization
+    (private/recipes.bzl, listed in docs/rules_reference.md#recipes). Without
+    one, `backend`, `quantize`, `group_size`, `head_quantize` and
+    `embedding_quantize` are set one by one (default: fp32 on portable
+    kernels). Attributes of the other family (soc on XNNPACK, hqq on QNN)
+    fail here with the fix, instead of as an unknown attribute. A CPU
+    program also gets `<name>_chat` (llm_chat): `bazel run :<name>_chat --
+    --prompt=...`.
 
     Args:
       name: the target.
-      backend: portable, xnnpack or qnn.
+      recipe: a name from RECIPES, or None.
       **kwargs: the chosen rule's attributes.
     """
+    if recipe != None:
+        kwargs, error = expand_recipe("executorch_pte", name, recipe, kwargs)
+        if error:
+            fail(error)
+    backend = kwargs.pop("backend", "portable")
     error = misplaced_attrs_error("executorch_pte", name, backend, kwargs)
     if error:
         fail(error)

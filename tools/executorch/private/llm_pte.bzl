@@ -25,7 +25,7 @@ def _check_attrs(ctx):
         ))
     if attrs.quantize == "none":
         if attrs.group_size or attrs.embedding_quantize:
-            fail("executorch_pte {}: group_size/embedding_quantize need a quantize mode; set quantize = \"8da4w\" or drop them".format(ctx.label))
+            fail("executorch_pte {}: group_size/embedding_quantize need a quantize mode; use recipe = \"int4\", set quantize, or drop them".format(ctx.label))
     elif attrs.group_size not in GROUP_SIZES:
         fail("executorch_pte {}: quantize = \"{}\" needs group_size in {}, got {}".format(
             ctx.label,
@@ -42,7 +42,7 @@ def _check_attrs(ctx):
     if attrs.quantize == "int4_weight_only":
         # executorch 1.5.1: XNNPACK keeps fp32 weights and returns wrong
         # logits; portable kernels reject the int8 weights at run time.
-        fail("executorch_pte {}: int4_weight_only does not lower correctly to \"{}\" in executorch 1.5.1; use quantize = \"8da4w\" (int4 weights, int8 dynamic activations)".format(ctx.label, attrs.backend))
+        fail("executorch_pte {}: int4_weight_only does not lower correctly to \"{}\" in executorch 1.5.1; use recipe = \"int4\" (int4 weights, int8 dynamic activations)".format(ctx.label, attrs.backend))
 
 def _llm_pte_impl(ctx):
     check_llm_model(ctx)
@@ -84,11 +84,7 @@ llm_pte = rule(
     executorch_pte(          # or llm_pte, which executorch_pte calls for these backends
         name = "llama_int4",
         model = ":smollm2_135m",
-        backend = "xnnpack",
-        quantize = "8da4w_asym",
-        group_size = 32,
-        head_quantize = "8da8w",
-        embedding_quantize = "8,32",
+        recipe = "int4",     # or backend, quantize, group_size, ... one by one
     )
 
 Returns PteInfo (kind "llm").

@@ -49,11 +49,11 @@ class ExportErrorsTest(unittest.TestCase):
 
     def test_int4_weight_only_on_xnnpack(self):
         result = self.export("--quantize=int4_weight_only", "--group_size=32", "--backend=xnnpack")
-        self.assert_fails_with(result, "cannot be lowered correctly to backend='xnnpack'", "use quantize='8da4w'")
+        self.assert_fails_with(result, "cannot be lowered correctly to backend='xnnpack'", 'use recipe = "int4"')
 
     def test_int4_weight_only_on_portable(self):
         result = self.export("--quantize=int4_weight_only", "--group_size=32", "--backend=portable")
-        self.assert_fails_with(result, "cannot be lowered correctly to backend='portable'", "use quantize='8da4w'")
+        self.assert_fails_with(result, "cannot be lowered correctly to backend='portable'", 'use recipe = "int4"')
 
     def test_bad_embedding_quantize(self):
         result = self.export("--quantize=8da4w", "--group_size=32", "--embedding_quantize=3,32")

@@ -3,12 +3,13 @@
 Bad values fail the target at analysis (the analysis tests below). An
 attribute of another family of programs (soc on XNNPACK, hqq on QNN, a
 group size on an encoder) fails at loading, in the macro, with the message
-misplaced_attrs_error builds; its unit tests are at the end.
+misplaced_attrs_error builds; its unit tests, and the recipes', are at the end.
 """
 
 load("@bazel_skylib//lib:unittest.bzl", "asserts", "unittest")
 load("//tools/executorch:defs.bzl", "executorch_pte")
 load("//tools/executorch/private:pte_common.bzl", "misplaced_attrs_error")
+load("//tools/executorch/private:recipes.bzl", "RECIPES", "expand_recipe")
 load("//tools/testing:expect_failure.bzl", "expect_failure_test")
 
 # name -> (executorch_pte attributes, expected substring of the error)
@@ -51,7 +52,7 @@ _CASES = {
     ),
     "int4_weight_only_on_xnnpack": (
         {"quantize": "int4_weight_only", "group_size": 32, "backend": "xnnpack"},
-        "use quantize = \"8da4w\"",
+        "use recipe = \"int4\"",
     ),
     "qnn_unknown_soc": (
         {"backend": "qnn", "soc": "SM9999", "quantize": "16a4w", "calibration": "//models:tiny_calibration"},
@@ -104,6 +105,36 @@ def _misplaced_attrs_test_impl(ctx):
 
 _misplaced_attrs_test = unittest.make(_misplaced_attrs_test_impl)
 
+def _recipe_test_impl(ctx):
+    env = unittest.begin(ctx)
+
+    # llama_int4's attributes, as they were written out before the recipe
+    # existed: the recipe must expand to exactly these, so that every
+    # program that names it keeps its export action and its bytes.
+    attrs, error = expand_recipe("executorch_pte", "p", "int4", {"model": ":m", "max_context_len": 2048})
+    asserts.equals(env, "", error)
+    asserts.equals(env, {
+        "backend": "xnnpack",
+        "embedding_quantize": "8,32",
+        "group_size": 32,
+        "head_quantize": "8da8w",
+        "max_context_len": 2048,
+        "model": ":m",
+        "quantize": "8da4w_asym",
+    }, attrs)
+    attrs, error = expand_recipe("executorch_pte", "p", "int4_qnn", {"model": ":m", "soc": "SM8650"})
+    asserts.equals(env, {"backend": "qnn", "group_size": 32, "model": ":m", "quantize": "16a4w_block", "soc": "SM8650"}, attrs)
+    _, error = expand_recipe("executorch_pte", "p", "int5", {"model": ":m"})
+    asserts.equals(env, "executorch_pte p: unknown recipe \"int5\"; choose one of {} (docs/rules_reference.md#recipes)".format(sorted(RECIPES.keys())), error)
+    _, error = expand_recipe("executorch_pte", "p", "int4", {"model": ":m", "quantize": "8da4w", "group_size": 64})
+    asserts.equals(env, "executorch_pte p: recipe = \"int4\" already sets group_size, quantize; drop them or drop the recipe and set every attribute yourself", error)
+    for name, recipe in RECIPES.items():
+        asserts.true(env, recipe["doc"], "recipe {} has no doc".format(name))
+        asserts.true(env, "backend" in recipe["attrs"], "recipe {} leaves the backend to chance".format(name))
+    return unittest.end(env)
+
+_recipe_test = unittest.make(_recipe_test_impl)
+
 def executorch_pte_analysis_test_suite(name, model, encoder):
     """One expect-failure analysis test per bad-attribute case in _CASES, and the misplaced-attribute unit test.
 
@@ -113,7 +144,8 @@ def executorch_pte_analysis_test_suite(name, model, encoder):
       encoder: a sentence_encoder, given to executorch_pte by mistake.
     """
     _misplaced_attrs_test(name = name + "_misplaced_attrs_test")
-    tests = [":" + name + "_misplaced_attrs_test"]
+    _recipe_test(name = name + "_recipe_test")
+    tests = [":" + name + "_misplaced_attrs_test", ":" + name + "_recipe_test"]
     executorch_pte(
         name = "encoder_model_subject",
         model = encoder,
