@@ -20,6 +20,8 @@ from tools.executorch.export.op_counts import count_ops
 from tools.executorch.export.special_tokens import load_special_tokens
 from tools.executorch.export.stage_clock import STEPS, NoClock, StageClock
 from tools.executorch.quantize import recipe
+from tools.executorch.xnnpack_graph.inferred_views import infer_symbolic_view_sizes
+from tools.executorch.xnnpack_graph.pair_rotation import pair_rotation
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("checkpoint", None, "Meta-layout state dict (.pth).")
@@ -145,9 +147,12 @@ def build_llm_config(params_path: str, checkpoint: str, metadata_json: str):
 def export_program(config, clock):
     """Runs ExecuTorch's llama pipeline; returns its LLMEdgeManager after saving the .pte.
 
-    ExecuTorch's own recipes run its whole pipeline. Ours is a source
-    transform added after ExecuTorch's (sdpa, embedding quantization), then
-    torch.export and XNNPACK lowering with one partitioner. The stock
+    ExecuTorch's own recipes run its whole pipeline. Ours adds source
+    transforms after ExecuTorch's (sdpa, embedding quantization): the
+    linears' recipe and a rotary embedding XNNPACK lowers (xnnpack_graph/),
+    then torch.export, an edge pass that gives the attention's reshapes
+    sizes XNNPACK takes, and XNNPACK lowering with one partitioner: a
+    decoder layer is 3 delegate calls, with the same values. The stock
     pipeline's two (dynamic-quant linears first, then the rest) would cut
     every offset term into a delegate of its own, and each delegate call
     costs microseconds per decoded token.
@@ -161,12 +166,17 @@ def export_program(config, clock):
         manager = upstream.load_llama(config)
     with clock.stage("quantize (source transform)"):
         manager = manager.source_transform(
-            [recipe.linear_transform(FLAGS.quantize, FLAGS.group_size, FLAGS.head_quantize)]
+            [recipe.linear_transform(FLAGS.quantize, FLAGS.group_size, FLAGS.head_quantize), pair_rotation]
         )
     with clock.stage("torch.export"):
         exported = upstream.export_once(manager)
     with clock.stage("to_edge, partition, lower"):
-        upstream.lower(manager, exported, [get_xnnpack_partitioner(dynamic_quant_only_partitioner=False)])
+        upstream.lower(
+            manager,
+            exported,
+            [get_xnnpack_partitioner(dynamic_quant_only_partitioner=False)],
+            edge_passes=[infer_symbolic_view_sizes],
+        )
     with clock.stage("to_executorch"):
         builder = manager.to_executorch(passes=[])
     with clock.stage("serialize, write"):

@@ -60,12 +60,16 @@ def export_once(manager):
     return exported
 
 
-def lower(manager, exported, partitioners):
-    """LLMEdgeManager.to_edge_transform_and_lower on an ExportedProgram from `export_once`."""
+def lower(manager, exported, partitioners, edge_passes=()):
+    """LLMEdgeManager.to_edge_transform_and_lower on an ExportedProgram from `export_once`.
+
+    `edge_passes` run on the edge-dialect graph before the partitioners see it.
+    """
     from executorch.exir import to_edge_transform_and_lower
 
     manager.edge_manager = to_edge_transform_and_lower(
         exported,
+        transform_passes=list(edge_passes),
         partitioner=partitioners,
         compile_config=manager._get_edge_config(),
         constant_methods=manager.metadata,

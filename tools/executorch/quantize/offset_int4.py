@@ -17,8 +17,7 @@ cost 4 bytes per block of 32 weights, a quarter more than the int4 data.
 A linear's bias (Qwen2.5's q/k/v) is the offset linear's bias.
 
 The block means are an XNNPACK global average pool over an (n, blocks, 32, 1)
-view, so the whole linear stays inside the delegate, and so do its
-neighbours: a decoder layer lowers to 4 delegate calls.
+view, so the whole linear stays inside the delegate, with its neighbours.
 """
 
 from __future__ import annotations
