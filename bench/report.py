@@ -1,7 +1,8 @@
 """Where every bench leaves its figures: results.json (everything measured)
 and report.md (the tables printed), in one folder per run, by default
 bench/out/<date>-<name> in the workspace (under `bazel run`, the user's
-checkout, not the runfiles tree)."""
+checkout, not the runfiles tree); with --record, also the checked-in record
+the docs' tables are generated from (bench/record.py)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ import datetime
 import json
 import os
 
+from bench.record import write_record
+
 
 def output_folder(name: str, out: str = "") -> str:
     """`out`, or bench/out/<today>-<name> in the workspace; created."""
     if not out:
-        workspace = os.environ.get("BUILD_WORKSPACE_DIRECTORY", ".")
-        out = os.path.join(workspace, "bench", "out", f"{datetime.date.today().isoformat()}-{name}")
+        out = in_workspace(os.path.join("bench", "out", f"{datetime.date.today().isoformat()}-{name}"))
     os.makedirs(out, exist_ok=True)
     return out
 
@@ -33,11 +35,27 @@ def write_report(folder: str, markdown: str) -> str:
     return path
 
 
-def publish(name: str, results: dict, markdown: str, out: str = "") -> str:
-    """Prints the report and writes both files into output_folder(name, out); returns the folder."""
+def in_workspace(path: str) -> str:
+    """A relative `path` against the workspace, as output_folder places its folders."""
+    return os.path.join(os.environ.get("BUILD_WORKSPACE_DIRECTORY", "."), path)
+
+
+def save_record(record: str, name: str, results: dict, markdown: str, command: str, machine: str = "") -> str:
+    """Writes the record (bench/record.py) to `record`, relative to the workspace; returns its path."""
+    path = write_record(in_workspace(record), name, command, results, markdown, machine)
+    print(f"{name}: wrote the record {record}")
+    return path
+
+
+def publish(name: str, results: dict, markdown: str, out: str = "", record: str = "", command: str = "") -> str:
+    """Prints the report and writes both files into output_folder(name, out), and
+    the record to `record` when given (`command` is what reproduces the run);
+    returns the folder."""
     folder = output_folder(name, out)
     write_results(folder, results)
     write_report(folder, markdown)
     print("\n" + markdown)
     print(f"{name}: wrote {folder}/: results.json, report.md")
+    if record:
+        save_record(record, name, results, markdown, command)
     return folder

@@ -14,10 +14,12 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 
 from absl import app, flags
 
+from bench.record import command
 from bench.report import publish
 from tools.python.runfile import runfile
 
@@ -28,6 +30,7 @@ flags.DEFINE_integer("runs", 3, "Repetitions of each mode, alternating.")
 flags.DEFINE_integer("max_new_tokens", 48, "Reply length cap per turn.")
 flags.DEFINE_integer("threads", 2, "CPU threads.")
 flags.DEFINE_string("out", "", "Output folder; default bench/out/<date>-conversation in the workspace.")
+flags.DEFINE_bool("record", False, "Also write bench/results/conversation.json, the record the docs' tables come from.")
 
 SYSTEM = "You are a friendly assistant who helps a traveller plan a week in Paris. Keep answers short and practical."
 TURNS = [
@@ -125,7 +128,8 @@ def report(figures: dict) -> str:
 def main(argv: list[str]) -> None:
     del argv
     figures = measure()
-    publish("conversation", figures, report(figures), FLAGS.out)
+    record = "bench/results/conversation.json" if FLAGS.record else ""
+    publish("conversation", figures, report(figures), FLAGS.out, record, command("//bench:conversation", sys.argv[1:]))
 
 
 if __name__ == "__main__":

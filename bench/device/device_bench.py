@@ -40,7 +40,8 @@ from bench.device.plan import PLANS, Variant
 from bench.device.qnn_preflight import QnnPreflightError
 from bench.device.targets import HostTarget, PhoneTarget, sha256_file
 from bench.fixed_prompt import fixed_prompt_ids
-from bench.report import output_folder, write_report, write_results
+from bench.record import command
+from bench.report import output_folder, save_record, write_report, write_results
 from runtime.llm_main_process import LlmMainError
 from tools.python.runfile import runfile
 
@@ -69,6 +70,9 @@ flags.DEFINE_list(
     "that compiled the program) and ExecuTorch's libqnn_executorch_backend.so.",
 )
 flags.DEFINE_string("out", "", "Output folder; default bench/out/<date>-<device> in the workspace.")
+flags.DEFINE_bool(
+    "record", False, "Also write bench/results/device-<device>.json, the record the docs' tables come from."
+)
 flags.DEFINE_string(
     "quality_text", "", "Held-out text for each stage's perplexity (bazel run passes Emma); empty: none."
 )
@@ -352,6 +356,12 @@ def main(argv: list[str]) -> None:
         f"bench: wrote {out}/: results.json, report.md"
         + (", decode_tokens_per_s.png, token_latency.png" if plotted else "")
     )
+    if FLAGS.record:
+        # A phone's figures are the phone's: the record names it, not this host.
+        phone = f"{environment['device']} ({environment['soc']}), {environment['cores']} cores"
+        typed = command("//bench:device", sys.argv[1:], drop=("quality_text",))
+        name = f"device-{slug}"
+        save_record(f"bench/results/{name}.json", name, results, report, typed, phone if target.kind == "phone" else "")
     if any(v["status"] == "failed" for v in variants):
         sys.exit(1)
 

@@ -37,6 +37,7 @@ from bench.fixed_prompt import fixed_prompt_ids
 from bench.peers import pte_bytes, record
 from bench.peers.bench_models import MODELS, ModelFilesMissing, locate
 from bench.peers.systems import LABELS, LLAMA_CPP_VARIANTS, PEERS, SYSTEMS, PeersError, Runner, run_json
+from bench.record import command as record_command
 from bench.report import publish
 from tools.python.runfile import runfile, workspace_dir
 
@@ -54,6 +55,9 @@ flags.DEFINE_integer("bandwidth_mib", 512, "Buffer the bandwidth probe reads (fa
 flags.DEFINE_integer("profile_steps", 32, "Decode steps traced with ETDump for the per-op profile; 0 = none.")
 flags.DEFINE_enum("output", "md", sorted(record.PRINTERS), "How the result records are printed.")
 flags.DEFINE_string("out", "", "Output folder; default bench/out/<date>-peers-<model> in the workspace.")
+flags.DEFINE_bool(
+    "record", False, "Also write bench/results/peers-<model>.json, the record the docs' tables come from."
+)
 
 CHAT, LONG = "chat", "long"  # long: llama-bench's pp512 and tg128 sizes, in one run
 # The goals. Decode: at least this many times the peer (llama.cpp on the
@@ -448,8 +452,10 @@ def main(argv: list[str]) -> None:
         results = run(argv)
     except (PeersError, ModelFilesMissing, subprocess.TimeoutExpired) as e:
         sys.exit(f"peers: {e}")
-    out = FLAGS.out or ""
-    folder = publish(f"peers-{FLAGS.model}", results, report_markdown(results), out)
+    name = f"peers-{FLAGS.model}"
+    record = f"bench/results/{name}.json" if FLAGS.record else ""
+    typed = record_command("//bench:peers", sys.argv[1:])
+    folder = publish(name, results, report_markdown(results), FLAGS.out, record, typed)
     print(record.PRINTERS[FLAGS.output]([record.PeerRecord(**r) for r in results["records"]]))
     print(f"records printed as {FLAGS.output}; the full report is {folder}/report.md")
 

@@ -34,6 +34,7 @@ from bench.answers.prompts import REPLY_TOKENS, ChatPrompt, greedy_replies, load
 from bench.bench_venv import bench_python
 from bench.quality.perplexity import QualityError, Score, score_window, windows
 from bench.quality.programs import PROGRAMS, QualityProgram
+from bench.record import command
 from bench.report import publish
 from models.programs import resolve
 from tools.executorch.pte_runner import PteError, PteSession
@@ -60,6 +61,7 @@ flags.DEFINE_string(
 )
 flags.DEFINE_integer("reply_tokens", REPLY_TOKENS, "Longest free-running reply.")
 flags.DEFINE_string("out", "", "Output folder; default bench/out/<date>-quality in the workspace.")
+flags.DEFINE_bool("record", False, "Also write bench/results/quality.json, the record the docs' tables come from.")
 
 
 def corpus_path(path: str) -> str:
@@ -293,7 +295,10 @@ def main(argv: list[str]) -> None:
         "rows": rows,
         "free_running": free_running,
     }
-    publish("quality", results, report_markdown(results), FLAGS.out)
+    record = "bench/results/quality.json" if FLAGS.record else ""
+    # The BUILD file's args: bazel run passes them, a user does not type them.
+    typed = command("//bench:quality", sys.argv[1:], drop=("corpus_files", "chat_prompts", "peer_gguf"))
+    publish("quality", results, report_markdown(results), FLAGS.out, record, typed)
 
 
 if __name__ == "__main__":

@@ -25,11 +25,13 @@ import os
 import re
 import statistics
 import subprocess
+import sys
 import tempfile
 from collections.abc import Sequence
 
 from absl import app, flags
 
+from bench.record import command
 from bench.report import publish
 from rag.index import flat_index_format
 from tools.python.runfile import runfile
@@ -44,6 +46,7 @@ flags.DEFINE_integer("threads", 2, "CPU threads for the models.")
 flags.DEFINE_integer("search_repeats", 20, "Timed repeats of each search.")
 flags.DEFINE_bool("retrieval_only", False, "Skip answering: recall and search times only (seconds, not minutes).")
 flags.DEFINE_string("out", "", "Output folder (default: bench/out/<date>-rag in the workspace).")
+flags.DEFINE_bool("record", False, "Also write bench/results/rag.json, the record the docs' tables come from.")
 
 VARIANTS = {
     "int8": ("rag/austen_int8", "models/minilm_l6_int8.pte"),
@@ -229,7 +232,9 @@ def main(argv: list[str]) -> None:
         f"{FLAGS.threads} threads; llama_int4 answers from the top {FLAGS.answer_passages} "
         f"({FLAGS.max_new_tokens} new tokens max). Times are medians.\n\n" + table(results) + "\n"
     )
-    publish("rag", {"questions": questions, "results": results}, report, FLAGS.out)
+    record = "bench/results/rag.json" if FLAGS.record else ""
+    figures = {"questions": questions, "results": results}
+    publish("rag", figures, report, FLAGS.out, record, command("//bench:rag", sys.argv[1:]))
 
 
 if __name__ == "__main__":
