@@ -49,6 +49,12 @@ NEAR_TIE = 1.0
 NEAR_TIE_LOOPS = 1
 
 
+# The gate's checks, run by test_gate. A control program (FREE_RUNNING_CONTROL=1,
+# a recipe known to be bad) must fail at least one, or the gate guards nothing.
+GATE = ("check_no_degenerate_reply", "check_factual_answers", "check_replies_agree_with_fp32")
+CONTROL = os.environ.get("FREE_RUNNING_CONTROL", "") == "1"
+
+
 class FreeRunningTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -92,7 +98,7 @@ class FreeRunningTest(unittest.TestCase):
         branch = reply[: fork + 1] + session.greedy(ids + reply[: fork + 1], len(reply) - fork - 1)
         return margin, LIMITS.check(branch)
 
-    def test_no_degenerate_reply(self):
+    def check_no_degenerate_reply(self):
         collapsed, near_tie_loops = [], []
         for p, reply, score in zip(self.prompts, self.replies, self.scores, strict=True):
             if not score.degenerate:
@@ -109,7 +115,7 @@ class FreeRunningTest(unittest.TestCase):
         self.assertEqual(collapsed, [], f"{PTE} collapses")
         self.assertLessEqual(len(near_tie_loops), NEAR_TIE_LOOPS, f"{PTE} loops after near-ties: {near_tie_loops}")
 
-    def test_factual_answers(self):
+    def check_factual_answers(self):
         missed = [
             f"{p.text!r} -> {self.decode(reply)!r}"
             for p, reply in zip(self.prompts, self.replies, strict=True)
@@ -117,8 +123,21 @@ class FreeRunningTest(unittest.TestCase):
         ]
         self.assertEqual(missed, [], f"{PTE} misses answers fp32 gives")
 
-    def test_replies_agree_with_fp32(self):
+    def check_replies_agree_with_fp32(self):
         self.assertGreaterEqual(statistics.mean(s.overlap for s in self.scores), MIN_OVERLAP)
+
+    def test_gate(self):
+        failures = []
+        for check in GATE:
+            try:
+                getattr(self, check)()
+            except AssertionError as e:
+                failures.append(f"{check}: {e}")
+        print(f"{PTE}: the gate's failed checks: {failures}", file=sys.stderr)
+        if CONTROL:
+            self.assertTrue(failures, f"{PTE}, a recipe known to be bad, passes the gate: the gate guards nothing")
+        else:
+            self.assertEqual(failures, [], f"{PTE} fails the gate")
 
 
 if __name__ == "__main__":
