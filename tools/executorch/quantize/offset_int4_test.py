@@ -67,16 +67,22 @@ class AsymmetricBlocksTest(unittest.TestCase):
         self.assertTrue(torch.allclose(dequantized(k, scale, offset), weight))
 
 
+def q4_1_linear(seed: int, bias: bool = False) -> torch.nn.Linear:
+    """A 128 -> 48 linear whose weights are Q4_1 blocks, as SmolLM2's are."""
+    torch.manual_seed(0)
+    linear = torch.nn.Linear(128, 48, bias=bias)
+    with torch.no_grad():
+        linear.weight.copy_(q4_1_weight(48, 128, seed=seed))
+    return linear
+
+
 class OffsetInt4LinearTest(unittest.TestCase):
     def test_forward_is_the_int4_gemm_plus_offsets(self):
         from torchao.quantization.quantize_.workflows.intx.intx_unpacked_to_int8_tensor import (
             _apply_int8_act_asym_per_token_quant_dequant,
         )
 
-        torch.manual_seed(0)
-        linear = torch.nn.Linear(128, 48, bias=False)
-        with torch.no_grad():
-            linear.weight.copy_(q4_1_weight(48, 128, seed=2))
+        linear = q4_1_linear(seed=2)
         module = OffsetInt4Linear(linear, GROUP)
         x = torch.randn(1, 5, 128)
         k, scale, offset = asymmetric_blocks(linear.weight, GROUP)
@@ -92,11 +98,7 @@ class OffsetInt4LinearTest(unittest.TestCase):
     def test_batches_keep_their_own_means(self):
         # One sequence takes the (n, blocks) path the exported programs use;
         # several must not mix their block means.
-        torch.manual_seed(0)
-        linear = torch.nn.Linear(128, 48, bias=False)
-        with torch.no_grad():
-            linear.weight.copy_(q4_1_weight(48, 128, seed=4))
-        module = OffsetInt4Linear(linear, GROUP)
+        module = OffsetInt4Linear(q4_1_linear(seed=4), GROUP)
         batch = torch.randn(3, 5, 128)
         together = module(batch)
         for i in range(3):
