@@ -40,22 +40,23 @@ def in_workspace(path: str) -> str:
     return os.path.join(os.environ.get("BUILD_WORKSPACE_DIRECTORY", "."), path)
 
 
-def save_record(record: str, name: str, results: dict, markdown: str, command: str, machine: str = "") -> str:
-    """Writes the record (bench/record.py) to `record`, relative to the workspace; returns its path."""
+def save_record(name: str, results: dict, markdown: str, command: str, machine: str = "") -> str:
+    """Writes the record (bench/record.py) of bench `name` to bench/results/<name>.json in the workspace; returns its path."""
+    record = f"bench/results/{name}.json"
     path = write_record(in_workspace(record), name, command, results, markdown, machine)
     print(f"{name}: wrote the record {record}")
     return path
 
 
-def publish(name: str, results: dict, markdown: str, out: str = "", record: str = "", command: str = "") -> str:
+def publish(name: str, results: dict, markdown: str, out: str = "", record: bool = False, command: str = "") -> str:
     """Prints the report and writes both files into output_folder(name, out), and
-    the record to `record` when given (`command` is what reproduces the run);
-    returns the folder."""
+    with `record` the record bench/results/<name>.json (`command` is what
+    reproduces the run); returns the folder."""
     folder = output_folder(name, out)
     write_results(folder, results)
     write_report(folder, markdown)
     print("\n" + markdown)
     print(f"{name}: wrote {folder}/: results.json, report.md")
     if record:
-        save_record(record, name, results, markdown, command)
+        save_record(name, results, markdown, command)
     return folder

@@ -128,8 +128,9 @@ def report(figures: dict) -> str:
 def main(argv: list[str]) -> None:
     del argv
     figures = measure()
-    record = "bench/results/conversation.json" if FLAGS.record else ""
-    publish("conversation", figures, report(figures), FLAGS.out, record, command("//bench:conversation", sys.argv[1:]))
+    publish(
+        "conversation", figures, report(figures), FLAGS.out, FLAGS.record, command("//bench:conversation", sys.argv[1:])
+    )
 
 
 if __name__ == "__main__":

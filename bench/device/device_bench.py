@@ -361,7 +361,7 @@ def main(argv: list[str]) -> None:
         phone = f"{environment['device']} ({environment['soc']}), {environment['cores']} cores"
         typed = command("//bench:device", sys.argv[1:], drop=("quality_text",))
         name = f"device-{slug}"
-        save_record(f"bench/results/{name}.json", name, results, report, typed, phone if target.kind == "phone" else "")
+        save_record(name, results, report, typed, phone if target.kind == "phone" else "")
     if any(v["status"] == "failed" for v in variants):
         sys.exit(1)
 

@@ -453,9 +453,8 @@ def main(argv: list[str]) -> None:
     except (PeersError, ModelFilesMissing, subprocess.TimeoutExpired) as e:
         sys.exit(f"peers: {e}")
     name = f"peers-{FLAGS.model}"
-    record_path = f"bench/results/{name}.json" if FLAGS.record else ""
     typed = record_command("//bench:peers", sys.argv[1:])
-    folder = publish(name, results, report_markdown(results), FLAGS.out, record_path, typed)
+    folder = publish(name, results, report_markdown(results), FLAGS.out, FLAGS.record, typed)
     print(record.PRINTERS[FLAGS.output]([record.PeerRecord(**r) for r in results["records"]]))
     print(f"records printed as {FLAGS.output}; the full report is {folder}/report.md")
 

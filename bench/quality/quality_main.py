@@ -295,10 +295,9 @@ def main(argv: list[str]) -> None:
         "rows": rows,
         "free_running": free_running,
     }
-    record = "bench/results/quality.json" if FLAGS.record else ""
     # The BUILD file's args: bazel run passes them, a user does not type them.
     typed = command("//bench:quality", sys.argv[1:], drop=("corpus_files", "chat_prompts", "peer_gguf"))
-    publish("quality", results, report_markdown(results), FLAGS.out, record, typed)
+    publish("quality", results, report_markdown(results), FLAGS.out, FLAGS.record, typed)
 
 
 if __name__ == "__main__":

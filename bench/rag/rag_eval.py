@@ -232,9 +232,8 @@ def main(argv: list[str]) -> None:
         f"{FLAGS.threads} threads; llama_int4 answers from the top {FLAGS.answer_passages} "
         f"({FLAGS.max_new_tokens} new tokens max). Times are medians.\n\n" + table(results) + "\n"
     )
-    record = "bench/results/rag.json" if FLAGS.record else ""
     figures = {"questions": questions, "results": results}
-    publish("rag", figures, report, FLAGS.out, record, command("//bench:rag", sys.argv[1:]))
+    publish("rag", figures, report, FLAGS.out, FLAGS.record, command("//bench:rag", sys.argv[1:]))
 
 
 if __name__ == "__main__":
