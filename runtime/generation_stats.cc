@@ -18,6 +18,17 @@ double GenerationStats::DecodeTokensPerSecond() const {
   return decode_ms > 0 ? decoded * 1000.0 / decode_ms : 0;
 }
 
+double GenerationStats::AcceptanceRate() const {
+  return drafted_tokens > 0
+             ? static_cast<double>(accepted_tokens) / drafted_tokens
+             : 0;
+}
+
+double GenerationStats::MeanAcceptedLength() const {
+  return draft_calls > 0 ? static_cast<double>(accepted_tokens) / draft_calls
+                         : 0;
+}
+
 double GenerationStats::TokenLatencyPercentile(double percentile) const {
   if (token_ms.empty()) return 0;
   std::vector<double> sorted = token_ms;
@@ -81,6 +92,14 @@ std::string GenerationStats::ToJson(bool one_line) const {
   field("token_latency_ms", series + "]");
   field("decode_allocations",
         decode_allocations < 0 ? "null" : std::to_string(decode_allocations));
+  field("speculation", Quoted(speculation));
+  field("forward_calls", std::to_string(forward_calls));
+  field("draft_calls", std::to_string(draft_calls));
+  field("drafted_tokens", std::to_string(drafted_tokens));
+  field("accepted_tokens", std::to_string(accepted_tokens));
+  field("acceptance_rate", Number(AcceptanceRate()));
+  field("mean_accepted_length", Number(MeanAcceptedLength()));
+  field("speculation_pauses", std::to_string(speculation_pauses));
   field("stop_reason", Quoted(stop_reason), true);
   return json + (one_line ? "}\n" : "\n}\n");
 }

@@ -37,9 +37,22 @@ struct GenerationStats {
   // decode step); -1 when the platform cannot count them.
   int64_t decode_allocations = -1;
   std::string stop_reason;  // eos, max_new_tokens, context_full, callback
+  // Speculative decoding: what ran ("off", "prompt_lookup", or "off (why)"),
+  // the decode steps' forward calls, the calls that verified a draft, the
+  // draft tokens proposed and accepted, and the governor's pauses.
+  std::string speculation = "off";
+  int64_t forward_calls = 0;
+  int64_t draft_calls = 0;
+  int64_t drafted_tokens = 0;
+  int64_t accepted_tokens = 0;
+  int64_t speculation_pauses = 0;
 
   double PrefillTokensPerSecond() const;
   double DecodeTokensPerSecond() const;
+  // Accepted over proposed draft tokens, and accepted per verify call; 0
+  // without drafts.
+  double AcceptanceRate() const;
+  double MeanAcceptedLength() const;
   // Percentile of token_ms (nearest rank), 0 when empty.
   double TokenLatencyPercentile(double percentile) const;
   // Pretty-printed, or one line (JSON Lines, one record per turn).

@@ -67,6 +67,13 @@ Generation:
   --ignore_eos           keep going past end-of-sequence tokens
   --force_ids=1,2,3      teacher forcing: feed these ids after the prompt and
                          print what the model predicted at each step
+  --speculative=MODE     off, or prompt_lookup: draft the next tokens from an
+                         earlier occurrence of the latest ones and verify
+                         them in one call; greedy tokens are unchanged. Needs
+                         a program with verify rows; otherwise off, with a
+                         note [off]
+  --draft_tokens=N       draft tokens per verify call, at most the program's
+                         verify rows - 1 [7]
 Runtime:
   --threads=N            CPU threads [half the cores]
   --warmup               run a one-token inference before timing
@@ -86,10 +93,11 @@ Output:
 llm::cli::FlagSet DeclareFlags() {
   llm::cli::FlagSet flags("llm_main", kUsage);
   for (const char* name :
-       {"model", "manifest", "tokenizer", "prompt", "prompt_file", "prompt_ids",
-        "system", "max_new_tokens", "temperature", "top_p", "seed", "force_ids",
-        "threads", "stats_json", "logits_out", "backend_library",
-        "context_policy", "reply_reserve"}) {
+       {"model",          "manifest",      "tokenizer",   "prompt",
+        "prompt_file",    "prompt_ids",    "system",      "max_new_tokens",
+        "temperature",    "top_p",         "seed",        "force_ids",
+        "threads",        "stats_json",    "logits_out",  "backend_library",
+        "context_policy", "reply_reserve", "speculative", "draft_tokens"}) {
     flags.Value(name);
   }
   for (const char* name :
@@ -145,7 +153,8 @@ int main(int argc, char** argv) {
   }
 
   double temperature = 0, top_p = 0;
-  int64_t max_new_tokens = 0, seed = 0, threads = 0, reply_reserve = 0;
+  int64_t max_new_tokens = 0, seed = 0, threads = 0, reply_reserve = 0,
+          draft_tokens = 0;
   // The sampler's seed is 64 bits, but a flag cannot name more than int64.
   constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
   if (!flags.Integer("max_new_tokens", 128, 0, kMaxInt, &max_new_tokens,
@@ -154,8 +163,16 @@ int main(int argc, char** argv) {
       !flags.Number("top_p", 1, &top_p, &error) ||
       !flags.Integer("seed", 0, 0, kMaxInt, &seed, &error) ||
       !flags.Integer("threads", 0, 0, 1024, &threads, &error) ||
-      !flags.Integer("reply_reserve", 0, 0, kMaxInt, &reply_reserve, &error)) {
+      !flags.Integer("reply_reserve", 0, 0, kMaxInt, &reply_reserve, &error) ||
+      !flags.Integer("draft_tokens", 7, 1, 1024, &draft_tokens, &error)) {
     return Fail(kUsageError, error);
+  }
+  llm::SpeculationConfig speculation;
+  speculation.max_draft = draft_tokens;
+  if (!llm::ParseSpeculation(flags.Get("speculative", "off"),
+                             &speculation.mode)) {
+    return Fail(kUsageError, "--speculative=" + flags.Get("speculative") +
+                                 " is not a mode: use off or prompt_lookup");
   }
 
   // A delegate shipped as its own shared library (ExecuTorch's QNN backend)
@@ -214,6 +231,7 @@ int main(int argc, char** argv) {
     repl.request.top_p = static_cast<float>(top_p);
     repl.request.seed = static_cast<uint64_t>(seed);
     repl.request.reuse_cache = flags.On("kv_reuse", true);
+    repl.request.speculation = speculation;
     repl.request.reply_reserve =
         reply_reserve > 0
             ? static_cast<int64_t>(reply_reserve)
@@ -297,6 +315,7 @@ int main(int argc, char** argv) {
   config.sampler.seed = static_cast<uint64_t>(seed);
   config.truncate_prompt = flags.On("truncate_prompt");
   config.stop_at_eos = !flags.On("ignore_eos");
+  config.speculation = speculation;
   if (tokenizer) {
     for (int32_t id : tokenizer->stop_ids())
       config.extra_stop_ids.push_back(id);
@@ -332,6 +351,12 @@ int main(int argc, char** argv) {
   std::printf("\n");
   if (!ok) {
     return Fail(stats.prompt_tokens == 0 ? kUsageError : kRuntimeError, error);
+  }
+  // Asked for and not run: say why once, the reply is still right.
+  if (speculation.mode != llm::Speculation::kOff &&
+      stats.speculation != "prompt_lookup") {
+    std::fprintf(stderr, "llm_main: speculative decoding %s\n",
+                 stats.speculation.c_str());
   }
 
   if (flags.Has("logits_out")) {

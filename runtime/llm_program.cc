@@ -77,6 +77,18 @@ bool LlmProgram::ReadLimits(std::string* error) {
   std::vector<int64_t> bos;
   if (read("get_bos_id", &bos)) limits_.bos_id = bos[0];
   read("get_eos_ids", &limits_.eos_ids);
+  // Programs that return more than the last position's logits say how many;
+  // the others return one row.
+  std::vector<int64_t> rows;
+  if (read("get_logit_rows", &rows)) {
+    if (rows[0] < 1 || rows[0] > limits_.max_seq_len) {
+      *error = "get_logit_rows is " + std::to_string(rows[0]) +
+               "; it must be in 1..max_seq_len (" +
+               std::to_string(limits_.max_seq_len) + "): re-export the program";
+      return false;
+    }
+    limits_.logit_rows = rows[0];
+  }
   return true;
 }
 
@@ -148,8 +160,8 @@ bool LlmProgram::PrepareForward(const ProgramOptions& options,
   return true;
 }
 
-const float* LlmProgram::Forward(const int64_t* tokens, int64_t count,
-                                 int64_t start, std::string* error) {
+const float* LlmProgram::ForwardRows(const int64_t* tokens, int64_t count,
+                                     int64_t start, std::string* error) {
   if (count < 1 || count > limits_.max_seq_len) {
     *error = "forward got " + std::to_string(count) +
              " tokens; the program takes 1.." +
@@ -182,8 +194,19 @@ const float* LlmProgram::Forward(const int64_t* tokens, int64_t count,
     return nullptr;
   }
   const Tensor& logits = output.toTensor();
+  // A program may return more rows than it promises (one exported with
+  // every position's logits, say); the caller's are the trailing ones.
   const int64_t rows = logits.numel() / limits_.vocab_size;
-  return logits.const_data_ptr<float>() + (rows - 1) * limits_.vocab_size;
+  const int64_t wanted = std::min(count, limits_.logit_rows);
+  if (rows < wanted) {
+    *error = "forward returned logits for " + std::to_string(rows) +
+             " positions of " + std::to_string(count) +
+             " where get_logit_rows promises " + std::to_string(wanted) +
+             "; the program's metadata does not match its graph: re-export "
+             "it";
+    return nullptr;
+  }
+  return logits.const_data_ptr<float>() + (rows - wanted) * limits_.vocab_size;
 }
 
 }  // namespace llm

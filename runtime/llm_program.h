@@ -25,6 +25,7 @@
 
 #include "runtime/forward_method.h"
 #include "runtime/loaded_program.h"
+#include "runtime/logits_model.h"
 #include "runtime/planned_memory.h"
 #include "runtime/program_integrity.h"
 
@@ -49,16 +50,7 @@ struct ProgramOptions {
   bool static_arena = true;
 };
 
-// What the exporter recorded in the program's constant methods.
-struct ProgramLimits {
-  int64_t max_seq_len = 0;      // tokens one forward call accepts
-  int64_t max_context_len = 0;  // KV cache length
-  int64_t vocab_size = 0;
-  int64_t bos_id = -1;
-  std::vector<int64_t> eos_ids;
-};
-
-class LlmProgram {
+class LlmProgram : public LogitsModel {
  public:
   // Loads and verifies the program and prepares `forward`. On failure returns
   // null and sets `error` to what went wrong and how to fix it.
@@ -73,7 +65,7 @@ class LlmProgram {
   };
   explicit LlmProgram(Key) {}
 
-  const ProgramLimits& limits() const { return limits_; }
+  const ProgramLimits& limits() const override { return limits_; }
   // What the load-time integrity check found ("verified", "no_manifest",
   // "skipped") and what it cost.
   const std::string& integrity() const { return file_->integrity().status; }
@@ -81,11 +73,8 @@ class LlmProgram {
   // The program's sha256 (see LoadedProgram::Sha256).
   std::string Sha256() const { return file_->Sha256(); }
 
-  // Feeds tokens at KV positions [start, start + count) and returns the
-  // logits of the last one (vocab_size floats, valid until the next call).
-  // count must be in [1, max_seq_len]. On failure returns null + error.
-  const float* Forward(const int64_t* tokens, int64_t count, int64_t start,
-                       std::string* error);
+  const float* ForwardRows(const int64_t* tokens, int64_t count, int64_t start,
+                           std::string* error) override;
 
  private:
   bool ReadLimits(std::string* error);

@@ -32,6 +32,24 @@ std::string CheckIds(const std::vector<int64_t>& ids, const char* what,
 
 }  // namespace
 
+bool ParseSpeculation(const std::string& name, Speculation* mode) {
+  if (name == "off") {
+    *mode = Speculation::kOff;
+  } else if (name == "prompt_lookup") {
+    *mode = Speculation::kPromptLookup;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<LlmRunner> LlmRunner::ForModel(
+    std::unique_ptr<LogitsModel> model) {
+  auto runner = std::make_unique<LlmRunner>(Key());
+  runner->model_ = std::move(model);
+  return runner;
+}
+
 std::unique_ptr<LlmRunner> LlmRunner::Create(const RunnerOptions& options,
                                              std::string* error) {
   auto runner = std::make_unique<LlmRunner>(Key());
@@ -41,12 +59,15 @@ std::unique_ptr<LlmRunner> LlmRunner::Create(const RunnerOptions& options,
                                                         : DefaultThreadCount());
 
   const auto start = Clock::now();
-  runner->program_ = LlmProgram::Load(options.program, error);
-  if (!runner->program_) return nullptr;
+  std::unique_ptr<LlmProgram> program =
+      LlmProgram::Load(options.program, error);
+  if (!program) return nullptr;
+  runner->program_ = program.get();
+  runner->model_ = std::move(program);
   if (options.warmup) {
     const auto warm = Clock::now();
     const int64_t token = std::max<int64_t>(0, runner->limits().bos_id);
-    if (runner->program_->Forward(&token, 1, 0, error) == nullptr) {
+    if (runner->model_->Forward(&token, 1, 0, error) == nullptr) {
       return nullptr;
     }
     runner->warmup_ms_ = MsSince(warm);
@@ -61,27 +82,37 @@ void LlmRunner::BeginStats(GenerationStats* stats) const {
   stats->load_ms = load_ms_;
   stats->warmup_ms = warmup_ms_;
   stats->platform = PlatformName();
-  stats->integrity = program_->integrity();
-  stats->integrity_ms = program_->integrity_ms();
+  if (program_ != nullptr) {
+    stats->integrity = program_->integrity();
+    stats->integrity_ms = program_->integrity_ms();
+  }
 }
 
 std::string LlmRunner::CheckTokens(const std::vector<int64_t>& ids,
                                    const char* what) const {
-  return CheckIds(ids, what, program_->limits());
+  return CheckIds(ids, what, model_->limits());
 }
 
 std::string LlmRunner::CheckConfig(const GenerationConfig& config) const {
   const std::string sampler_problem = ValidateSamplerConfig(config.sampler);
   if (!sampler_problem.empty()) return sampler_problem;
   if (config.max_new_tokens < 1) return "--max_new_tokens must be at least 1";
-  return CheckIds(config.forced_tokens, "forced", program_->limits());
+  if (config.speculation.mode != Speculation::kOff) {
+    if (config.speculation.max_draft < 1) {
+      return "the speculative draft length must be at least 1";
+    }
+    const std::string lookup =
+        ValidatePromptLookupOptions(config.speculation.lookup);
+    if (!lookup.empty()) return lookup;
+  }
+  return CheckIds(config.forced_tokens, "forced", model_->limits());
 }
 
 bool LlmRunner::Generate(const std::vector<int64_t>& prompt_in,
                          const GenerationConfig& config,
                          const TokenCallback& on_token, GenerationStats* stats,
                          std::string* error) {
-  const ProgramLimits& limits = program_->limits();
+  const ProgramLimits& limits = model_->limits();
   BeginStats(stats);
   *error = CheckConfig(config);
   if (!error->empty()) return false;
@@ -119,12 +150,21 @@ bool LlmRunner::Generate(const std::vector<int64_t>& prompt_in,
   const float* logits = Prefill(prompt.data(), n, 0, error);
   if (logits == nullptr) return false;
   stats->prefill_ms = MsSince(start);
-  return Decode(logits, n, config, on_token, stats, nullptr, error);
+  // What the cache holds, for drafts to be looked up in; reserved whole so
+  // decoding never allocates.
+  std::vector<int64_t> history;
+  if (config.speculation.mode != Speculation::kOff) {
+    history.reserve(static_cast<size_t>(context));
+    history = prompt;
+  }
+  return Decode(
+      logits, n, config, on_token, stats,
+      config.speculation.mode != Speculation::kOff ? &history : nullptr, error);
 }
 
 const float* LlmRunner::Prefill(const int64_t* tokens, int64_t count,
                                 int64_t start, std::string* error) {
-  const ProgramLimits& limits = program_->limits();
+  const ProgramLimits& limits = model_->limits();
   if (count < 1 || start < 0 || start + count > limits.max_context_len) {
     *error = "cannot prefill " + std::to_string(count) +
              " tokens at position " + std::to_string(start) +
@@ -135,17 +175,41 @@ const float* LlmRunner::Prefill(const int64_t* tokens, int64_t count,
   const float* logits = nullptr;
   for (int64_t done = 0; done < count; done += limits.max_seq_len) {
     const int64_t chunk = std::min(limits.max_seq_len, count - done);
-    logits = program_->Forward(tokens + done, chunk, start + done, error);
+    logits = model_->Forward(tokens + done, chunk, start + done, error);
     if (logits == nullptr) return nullptr;
   }
   return logits;
+}
+
+int64_t LlmRunner::DraftBudget(const GenerationConfig& config,
+                               bool have_history,
+                               GenerationStats* stats) const {
+  const ProgramLimits& limits = model_->limits();
+  stats->speculation = "off";
+  if (config.speculation.mode == Speculation::kOff) return 0;
+  // Greedy verification is exact; sampling would need the rejection rule.
+  if (config.sampler.temperature > 0) {
+    stats->speculation = "off (sampling with a temperature)";
+  } else if (!config.forced_tokens.empty()) {
+    stats->speculation = "off (teacher forcing)";
+  } else if (limits.logit_rows < 2) {
+    stats->speculation =
+        "off (the program returns one row of logits per call; export it "
+        "with verify rows)";
+  } else if (!have_history) {
+    stats->speculation = "off (no history to draft from)";
+  } else {
+    stats->speculation = "prompt_lookup";
+    return std::min(config.speculation.max_draft, limits.logit_rows - 1);
+  }
+  return 0;
 }
 
 bool LlmRunner::Decode(const float* logits, int64_t start,
                        const GenerationConfig& config,
                        const TokenCallback& on_token, GenerationStats* stats,
                        std::vector<int64_t>* fed, std::string* error) {
-  const ProgramLimits& limits = program_->limits();
+  const ProgramLimits& limits = model_->limits();
   *error = CheckConfig(config);
   if (!error->empty()) return false;
   std::vector<int64_t> stop_ids = config.extra_stop_ids;
@@ -155,6 +219,13 @@ bool LlmRunner::Decode(const float* logits, int64_t start,
   }
   Sampler sampler(config.sampler, static_cast<int32_t>(limits.vocab_size));
   stats->token_ms.reserve(static_cast<size_t>(config.max_new_tokens));
+
+  // Everything speculation needs is made here, before the timed steps.
+  const int64_t max_draft = DraftBudget(config, fed != nullptr, stats);
+  PromptLookupDrafter drafter(config.speculation.lookup);
+  SpeculationGovernor governor(config.speculation.governor);
+  // The token to feed, then the draft after it.
+  std::vector<int64_t> chunk(static_cast<size_t>(max_draft) + 1);
 
   const auto first = Clock::now();
   if (config.prefill_logits != nullptr) {
@@ -169,43 +240,89 @@ bool LlmRunner::Decode(const float* logits, int64_t start,
   uint64_t allocations = 0;
   const int64_t context = limits.max_context_len;
   int64_t pos = start;
-  for (;;) {
+  // Whether generation goes on after `t` (the token at `pos`) is shown.
+  auto keep_going = [&](int64_t t) {
     // Stop tokens end the reply; they are not part of it.
-    if (std::find(stop_ids.begin(), stop_ids.end(), token) != stop_ids.end()) {
+    if (std::find(stop_ids.begin(), stop_ids.end(), t) != stop_ids.end()) {
       stats->stop_reason = "eos";
-      break;
-    }
-    if (on_token && !on_token(token)) {
+    } else if (on_token && !on_token(t)) {
       stats->stop_reason = "callback";
-      break;
-    }
-    if (stats->generated_tokens >= config.max_new_tokens) {
+    } else if (stats->generated_tokens >= config.max_new_tokens) {
       stats->stop_reason = "max_new_tokens";
-      break;
-    }
-    if (pos >= context) {
+    } else if (pos >= context) {
       stats->stop_reason = "context_full";
-      break;
+    } else {
+      return true;
     }
+    return false;
+  };
+  for (bool going = keep_going(token); going;) {
     const size_t step_index = stats->token_ms.size();
     if (step_index < config.forced_tokens.size()) {
       token = config.forced_tokens[step_index];
     }
+    chunk[0] = token;
+    int64_t drafted = 0;
+    // A draft must fit the context and not outrun max_new_tokens.
+    const int64_t room =
+        std::min({max_draft, context - 1 - pos,
+                  config.max_new_tokens - stats->generated_tokens});
+    if (room > 0 && (!config.speculation.adaptive || governor.MayPropose())) {
+      fed->push_back(token);
+      drafted = drafter.Propose(fed->data(), static_cast<int64_t>(fed->size()),
+                                room, chunk.data() + 1);
+      fed->pop_back();
+    }
     const auto step = Clock::now();
     const uint64_t before = counting ? AllocationCounter::Count() : 0;
-    logits = program_->Forward(&token, 1, pos, error);
-    if (logits == nullptr) return false;
-    if (fed != nullptr) fed->push_back(token);
-    token = sampler.Sample(logits);
+    const float* rows =
+        model_->ForwardRows(chunk.data(), drafted + 1, pos, error);
+    if (rows == nullptr) return false;
+    // Row i holds what follows chunk[i]: keep drafts while the model's own
+    // choice is the draft's next token.
+    int64_t next = sampler.Sample(rows);
+    int64_t accepted = 0;
+    while (accepted < drafted && next == chunk[1 + accepted]) {
+      ++accepted;
+      next = sampler.Sample(rows + accepted * limits.vocab_size);
+    }
     // The first decode step may size XNNPACK's workspace for the new
     // one-token shape; every later step must allocate nothing.
     if (counting && pos > start) {
       allocations += AllocationCounter::Count() - before;
     }
-    stats->token_ms.push_back(MsSince(step));
+    const double ms = MsSince(step);
+    ++stats->forward_calls;
+    if (drafted > 0) {
+      ++stats->draft_calls;
+      stats->drafted_tokens += drafted;
+      stats->accepted_tokens += accepted;
+      governor.RecordVerify(ms, accepted + 1);
+    } else if (max_draft > 0 && pos > start) {
+      governor.RecordPlain(ms);
+    }
+    // Each token of the call gets an equal share of its time.
+    const double share = ms / static_cast<double>(accepted + 1);
+    if (fed != nullptr) fed->push_back(token);
     ++pos;
+    // The accepted drafts are shown as if sampled one by one; they are in
+    // the cache already.
+    for (int64_t i = 1; i <= accepted && going; ++i) {
+      stats->token_ms.push_back(share);
+      ++stats->generated_tokens;
+      going = keep_going(chunk[i]);
+      if (going) {
+        if (fed != nullptr) fed->push_back(chunk[i]);
+        ++pos;
+      }
+    }
+    if (!going) break;
+    stats->token_ms.push_back(share);
     ++stats->generated_tokens;
+    token = next;
+    going = keep_going(token);
   }
+  stats->speculation_pauses = governor.pauses();
   // Decode time is the steps' own time: the callback (printing, UI) is not
   // the model's cost.
   double steps = 0;

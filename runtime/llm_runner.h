@@ -11,7 +11,10 @@
 
 #include "runtime/generation_stats.h"
 #include "runtime/llm_program.h"
+#include "runtime/logits_model.h"
 #include "runtime/sampler.h"
+#include "runtime/speculative/governor.h"
+#include "runtime/speculative/prompt_lookup.h"
 
 namespace llm {
 
@@ -23,6 +26,24 @@ struct RunnerOptions {
   // packing, page faults) land in load_ms instead of the first TTFT.
   bool warmup = false;
 };
+
+// Speculative decoding: guess the next tokens, verify them in one forward
+// call, keep what the model agrees with. Under greedy sampling the tokens are
+// exactly those of plain decoding; only the number of forward calls changes.
+enum class Speculation { kOff, kPromptLookup };
+
+struct SpeculationConfig {
+  Speculation mode = Speculation::kOff;
+  // Draft tokens per verify call; the program's logit_rows - 1 bounds it.
+  int64_t max_draft = 7;
+  PromptLookupOptions lookup;
+  // Pause drafting while verify calls lose to plain steps (governor.h).
+  bool adaptive = true;
+  GovernorOptions governor;
+};
+
+// "off" or "prompt_lookup" -> mode; false for anything else.
+bool ParseSpeculation(const std::string& name, Speculation* mode);
 
 struct GenerationConfig {
   int64_t max_new_tokens = 128;
@@ -40,6 +61,10 @@ struct GenerationConfig {
   // If set, receives a copy of the logits the first token was sampled from
   // (for checking numerics against another runtime).
   std::vector<float>* prefill_logits = nullptr;
+  // Off unless asked for; it also stays off for sampling with a temperature,
+  // for teacher forcing, and for programs that return one row of logits
+  // (stats.speculation says why).
+  SpeculationConfig speculation;
 };
 
 // Called with each token as soon as it is sampled (stop tokens excluded).
@@ -53,13 +78,19 @@ class LlmRunner {
   // failure.
   static std::unique_ptr<LlmRunner> Create(const RunnerOptions& options,
                                            std::string* error);
+  // A runner over another model, e.g. a fake in tests: no load time, no
+  // integrity check, no sha256.
+  static std::unique_ptr<LlmRunner> ForModel(
+      std::unique_ptr<LogitsModel> model);
 
-  const ProgramLimits& limits() const { return program_->limits(); }
+  const ProgramLimits& limits() const { return model_->limits(); }
   uint32_t threads() const { return threads_; }
   double load_ms() const { return load_ms_; }
   double warmup_ms() const { return warmup_ms_; }
   // The program's sha256, for the stats JSON: free after a verified load.
-  std::string ProgramSha256() const { return program_->Sha256(); }
+  std::string ProgramSha256() const {
+    return program_ != nullptr ? program_->Sha256() : "";
+  }
 
   // Generates from `prompt` (token ids), starting with an empty KV cache.
   // Fills `stats` (timings, counts, allocations); false + error on bad input
@@ -81,6 +112,8 @@ class LlmRunner {
   // Each token it feeds to the model is appended to `*fed` (may be null);
   // reserve its capacity up front to keep decoding allocation-free. Adds the
   // first sample's time to stats->prefill_ms and sets ttft_ms to it.
+  // Speculation looks up drafts in `*fed`, which must then hold the tokens
+  // at positions [0, start); with `fed` null it stays off.
   bool Decode(const float* logits, int64_t start,
               const GenerationConfig& config, const TokenCallback& on_token,
               GenerationStats* stats, std::vector<int64_t>* fed,
@@ -105,7 +138,14 @@ class LlmRunner {
   explicit LlmRunner(Key) {}
 
  private:
-  std::unique_ptr<LlmProgram> program_;
+  // The draft tokens a verify call may carry for `config`, 0 when speculation
+  // is off; says which in stats->speculation.
+  int64_t DraftBudget(const GenerationConfig& config, bool have_history,
+                      GenerationStats* stats) const;
+
+  std::unique_ptr<LogitsModel> model_;
+  // model_, when it is a loaded program (not a fake).
+  const LlmProgram* program_ = nullptr;
   uint32_t threads_ = 1;
   double load_ms_ = 0;
   double warmup_ms_ = 0;

@@ -61,6 +61,9 @@ Answering:
                          KV cache; /reset, /stats, /quit
   --context_policy=P     (--interactive) when the conversation outgrows the
                          context: error or drop_oldest_turns [error]
+  --speculative=MODE     off, or prompt_lookup: draft the answer's next
+                         tokens from the passages and verify them in one
+                         call; the answer is unchanged (llm_main --help) [off]
 Runtime:
   --threads=N            CPU threads [half the cores]
   --warmup               warm up both models before timing
@@ -70,9 +73,10 @@ Runtime:
 llm::cli::FlagSet DeclareFlags() {
   llm::cli::FlagSet flags("ask", kUsage);
   flags.Positionals(1, "question (quote it)");
-  for (const char* name : {"index", "embedder", "vocab", "top_k", "model",
-                           "tokenizer", "max_new_tokens", "context_tokens",
-                           "threads", "stats_json", "context_policy"}) {
+  for (const char* name :
+       {"index", "embedder", "vocab", "top_k", "model", "tokenizer",
+        "max_new_tokens", "context_tokens", "threads", "stats_json",
+        "context_policy", "speculative"}) {
     flags.Value(name);
   }
   for (const char* name : {"retrieve_only", "show_prompt", "warmup", "help",
@@ -216,6 +220,12 @@ int main(int argc, char** argv) {
     return Fail(kUsageError, error);
   }
   if (top_k == 0) return Fail(kUsageError, "--top_k must be at least 1");
+  llm::SpeculationConfig speculation;
+  if (!llm::ParseSpeculation(flags.Get("speculative", "off"),
+                             &speculation.mode)) {
+    return Fail(kUsageError, "--speculative=" + flags.Get("speculative") +
+                                 " is not a mode: use off or prompt_lookup");
+  }
   const bool warmup = flags.On("warmup");
 
   // Size ExecuTorch's thread pool once, before any program loads: resizing
@@ -249,6 +259,7 @@ int main(int argc, char** argv) {
     repl.system = defaults.system_prompt;
     repl.request.max_new_tokens = max_new_tokens;
     repl.request.reply_reserve = max_new_tokens;
+    repl.request.speculation = speculation;
     repl.stats_json = flags.Get("stats_json");
     repl.prompt_marker = isatty(STDIN_FILENO) != 0;
     // Each question retrieves again; its passages get what the conversation
@@ -355,6 +366,7 @@ int main(int argc, char** argv) {
 
   llm::GenerationConfig config;
   config.max_new_tokens = max_new_tokens;
+  config.speculation = speculation;
   for (int32_t id : tokenizer->stop_ids()) config.extra_stop_ids.push_back(id);
   std::vector<int64_t> ids(prompt.ids.begin(), prompt.ids.end());
   const bool whole_answer = flags.On("whole_answer");
@@ -385,6 +397,11 @@ int main(int argc, char** argv) {
   const std::string rest = cut ? "" : stream.Flush();
   std::fwrite(rest.data(), 1, rest.size(), stdout);
   if (!ok) return Fail(kRuntimeError, error);
+  if (speculation.mode != llm::Speculation::kOff &&
+      generation.speculation != "prompt_lookup") {
+    std::fprintf(stderr, "ask: note: speculative decoding %s\n",
+                 generation.speculation.c_str());
+  }
 
   std::printf(!answer.empty() && answer.back() == '\n' ? "\nSources:\n"
                                                        : "\n\nSources:\n");

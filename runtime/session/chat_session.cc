@@ -68,6 +68,7 @@ bool ChatSession::Generate(const ChatRequest& request,
   config.sampler.top_p = request.top_p;
   config.sampler.seed = request.seed;
   config.forced_tokens = request.forced_tokens;
+  config.speculation = request.speculation;
   for (int32_t id : tokenizer_->stop_ids()) config.extra_stop_ids.push_back(id);
   *error = session_->runner().CheckConfig(config);
   if (!error->empty()) {

@@ -48,6 +48,8 @@ struct ChatRequest {
   // false: prefill the whole conversation every turn, as a stateless runner
   // does (only to measure what reuse buys).
   bool reuse_cache = true;
+  // Draft and verify several tokens per forward call (GenerationConfig).
+  SpeculationConfig speculation;
   // Stop ids beyond the program's EOS and the tokenizer's stop tokens are
   // not needed for chat; teacher forcing is for tests (see GenerationConfig).
   std::vector<int64_t> forced_tokens;

@@ -88,6 +88,32 @@ class LlmMainCliTest(unittest.TestCase):
         self.assert_error(
             self.run_main(f"--model={self.tiny}", "--prompt_ids=1", "--top_p=0"), 2, "--top_p must be in (0, 1]"
         )
+        self.assert_error(
+            self.run_main(f"--model={self.tiny}", "--prompt_ids=1", "--speculative=draft_model"),
+            2,
+            "--speculative=draft_model is not a mode: use off or prompt_lookup",
+        )
+        self.assert_error(
+            self.run_main(f"--model={self.tiny}", "--prompt_ids=1", "--draft_tokens=0"), 2, "--draft_tokens=0"
+        )
+
+    def test_speculation_on_a_one_row_program_is_off_with_a_note(self) -> None:
+        # The tiny program returns the last position's logits only: the reply
+        # is plain decoding's, and stderr and the stats say why.
+        ids = ["--prompt_ids=1,2,3,1,2,3,1,2", "--max_new_tokens=8", "--ignore_eos", "--threads=1"]
+        plain = self.run_main(f"--model={self.tiny}", *ids)
+        stats_path = os.path.join(self.tmp, "speculative.json")
+        asked = self.run_main(
+            f"--model={self.tiny}", *ids, "--speculative=prompt_lookup", f"--stats_json={stats_path}"
+        )
+        self.assertEqual(asked.returncode, 0, asked.stderr)
+        self.assertEqual(asked.stdout, plain.stdout)
+        self.assertIn("speculative decoding off (the program returns one row of logits", asked.stderr)
+        with open(stats_path) as f:
+            stats = json.load(f)
+        self.assertTrue(stats["speculation"].startswith("off (the program returns one row"))
+        self.assertEqual(stats["draft_calls"], 0)
+        self.assertEqual(stats["forward_calls"], 7)
 
     def test_missing_and_corrupt_tokenizer(self) -> None:
         missing = os.path.join(self.tmp, "nope.tok")
