@@ -134,7 +134,7 @@ JNIEXPORT jstring JNICALL Java_dev_llmondevice_chat_engine_NativeLlm_generate(
     JNIEnv* env, jclass, jlong handle, jobjectArray roles,
     jobjectArray contents, jint max_new_tokens, jfloat temperature,
     jfloat top_p, jlong seed, jstring context_policy, jint reply_reserve,
-    jobject sink) {
+    jboolean speculative, jobject sink) {
   llm::ChatSession* session = FromHandle(env, handle);
   if (session == nullptr) return nullptr;
 
@@ -164,6 +164,9 @@ JNIEXPORT jstring JNICALL Java_dev_llmondevice_chat_engine_NativeLlm_generate(
   request.temperature = temperature;
   request.top_p = top_p;
   request.seed = static_cast<uint64_t>(seed);
+  request.speculation.mode = speculative == JNI_TRUE
+                                 ? llm::Speculation::kPromptLookup
+                                 : llm::Speculation::kOff;
 
   jclass sink_class = env->GetObjectClass(sink);
   jmethodID on_token =

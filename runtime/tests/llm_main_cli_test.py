@@ -103,9 +103,7 @@ class LlmMainCliTest(unittest.TestCase):
         ids = ["--prompt_ids=1,2,3,1,2,3,1,2", "--max_new_tokens=8", "--ignore_eos", "--threads=1"]
         plain = self.run_main(f"--model={self.tiny}", *ids)
         stats_path = os.path.join(self.tmp, "speculative.json")
-        asked = self.run_main(
-            f"--model={self.tiny}", *ids, "--speculative=prompt_lookup", f"--stats_json={stats_path}"
-        )
+        asked = self.run_main(f"--model={self.tiny}", *ids, "--speculative=prompt_lookup", f"--stats_json={stats_path}")
         self.assertEqual(asked.returncode, 0, asked.stderr)
         self.assertEqual(asked.stdout, plain.stdout)
         self.assertIn("speculative decoding off (the program returns one row of logits", asked.stderr)

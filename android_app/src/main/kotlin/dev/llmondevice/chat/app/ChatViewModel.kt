@@ -236,6 +236,7 @@ class ChatViewModel(
                         temperature = settings.temperature,
                         seed = turnId,
                         contextPolicy = settings.contextPolicy,
+                        speculative = settings.speculative,
                     ),
                 ) {
                     // Throws CancellationException into the native loop, which stops there.

@@ -14,6 +14,7 @@ object ChatSettingsCodec {
     private const val TEMPERATURE = "temperature"
     private const val MODEL = "model"
     private const val CONTEXT_POLICY = "context_policy"
+    private const val SPECULATIVE = "speculative"
 
     fun encode(settings: ChatSettings): Map<String, String> =
         mapOf(
@@ -22,6 +23,7 @@ object ChatSettingsCodec {
             TEMPERATURE to settings.temperature.toString(),
             MODEL to settings.modelName,
             CONTEXT_POLICY to settings.contextPolicy.wireName,
+            SPECULATIVE to settings.speculative.toString(),
         )
 
     fun decode(values: Map<String, String>): ChatSettings {
@@ -32,6 +34,7 @@ object ChatSettingsCodec {
             temperature = values[TEMPERATURE]?.toFloatOrNull()?.takeIf { it >= 0f } ?: defaults.temperature,
             modelName = values[MODEL]?.takeIf { it.isNotBlank() } ?: defaults.modelName,
             contextPolicy = values[CONTEXT_POLICY]?.let(ContextPolicy::fromWireName) ?: defaults.contextPolicy,
+            speculative = values[SPECULATIVE]?.toBooleanStrictOrNull() ?: defaults.speculative,
         )
     }
 }

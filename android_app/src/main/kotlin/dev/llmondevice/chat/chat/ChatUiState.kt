@@ -76,4 +76,6 @@ data class ChatSettings(
     val modelName: String = "llama_int4",
     /** A chat app keeps going when the conversation outgrows the context: it forgets the oldest turns. */
     val contextPolicy: ContextPolicy = ContextPolicy.DROP_OLDEST_TURNS,
+    /** Draft answer tokens from the conversation and verify several per step; the text is unchanged. */
+    val speculative: Boolean = false,
 )

@@ -10,6 +10,12 @@ data class GenerationParams(
     val contextPolicy: ContextPolicy = ContextPolicy.ERROR,
     /** Tokens of context kept free for the answer; 0 = [maxNewTokens], at most half the context. */
     val replyReserve: Int = 0,
+    /**
+     * Prompt-lookup speculative decoding: drafts from the conversation, verified several tokens
+     * per forward call. Greedy answers are unchanged; with a temperature, or a program without
+     * verify rows, the runtime decodes plainly and its stats say why.
+     */
+    val speculative: Boolean = false,
 ) {
     init {
         require(maxNewTokens >= 1) { "maxNewTokens must be at least 1, got $maxNewTokens" }

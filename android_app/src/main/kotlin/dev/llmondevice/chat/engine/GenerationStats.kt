@@ -28,6 +28,11 @@ data class GenerationStats(
     val droppedTurns: Int = 0,
     /** The load-time check against the manifest: verified, no_manifest or skipped. */
     val integrity: String = "",
+    /** What decoding did: "off", "prompt_lookup", or "off (why)" when it was asked for and could not run. */
+    val speculation: String = "off",
+    /** Draft tokens proposed and accepted (prompt lookup). */
+    val draftedTokens: Int = 0,
+    val acceptedTokens: Int = 0,
 ) {
     val stopped: Boolean get() = stopReason == "callback"
 
@@ -56,6 +61,9 @@ data class GenerationStats(
                 prefilledTokens = number("prefilled_tokens").toInt(),
                 droppedTurns = number("dropped_turns").toInt(),
                 integrity = fields["integrity"] as? String ?: "",
+                speculation = fields["speculation"] as? String ?: "off",
+                draftedTokens = (fields["drafted_tokens"] as? Double)?.toInt() ?: 0,
+                acceptedTokens = (fields["accepted_tokens"] as? Double)?.toInt() ?: 0,
             )
         }
     }

@@ -91,6 +91,7 @@ class LlmEngine : AutoCloseable {
                     params.seed,
                     params.contextPolicy.wireName,
                     params.replyReserveFor(limits?.maxContextLen ?: 0L),
+                    params.speculative,
                 ) { id, text ->
                     onToken(StreamedToken(id, text))
                     true

@@ -53,6 +53,7 @@ internal object NativeLlm {
         seed: Long,
         contextPolicy: String,
         replyReserve: Int,
+        speculative: Boolean,
         sink: TokenSink,
     ): String
 }

@@ -13,6 +13,7 @@ import androidx.compose.material3.MaterialTheme
 import androidx.compose.material3.RadioButton
 import androidx.compose.material3.Scaffold
 import androidx.compose.material3.Slider
+import androidx.compose.material3.Switch
 import androidx.compose.material3.Text
 import androidx.compose.material3.TextButton
 import androidx.compose.material3.TopAppBar
@@ -31,7 +32,7 @@ import java.util.Locale
 import kotlin.math.roundToInt
 
 /**
- * Threads, answer length, temperature, context policy and model. Changes apply when the
+ * Threads, answer length, temperature, speculative decoding, context policy and model. Changes apply when the
  * user taps Done (system Back discards them); a new model or thread count reloads the
  * engine (threads are fixed at load). Settings persist across restarts.
  */
@@ -90,6 +91,18 @@ fun SettingsScreen(
                 }
             LabeledSlider(temperatureLabel, draft.temperature, 0f..1.5f, steps = 14) {
                 draft = draft.copy(temperature = (it * 10).roundToInt() / 10f)
+            }
+            Row(verticalAlignment = Alignment.CenterVertically) {
+                Column(Modifier.weight(1f)) {
+                    Text("Speculative decoding", style = MaterialTheme.typography.titleSmall)
+                    Text(
+                        "Drafts the answer from the conversation and checks several tokens per step: " +
+                            "faster on answers that quote it, the same text.",
+                        style = MaterialTheme.typography.bodySmall,
+                        color = MaterialTheme.colorScheme.outline,
+                    )
+                }
+                Switch(checked = draft.speculative, onCheckedChange = { draft = draft.copy(speculative = it) })
             }
             Text("When the conversation outgrows the context", style = MaterialTheme.typography.titleSmall)
             ContextPolicy.entries.forEach { policy ->

@@ -14,6 +14,7 @@ class ChatSettingsCodecTest {
                 temperature = 0.7f,
                 modelName = "llama_fp32",
                 contextPolicy = ContextPolicy.ERROR,
+                speculative = true,
             )
         assertEquals(settings, ChatSettingsCodec.decode(ChatSettingsCodec.encode(settings)))
     }
@@ -33,6 +34,7 @@ class ChatSettingsCodecTest {
                     "temperature" to "0.5",
                     "model" to "",
                     "context_policy" to "sliding_window",
+                    "speculative" to "yes",
                 ),
             )
         assertEquals(ChatSettings(temperature = 0.5f), decoded)

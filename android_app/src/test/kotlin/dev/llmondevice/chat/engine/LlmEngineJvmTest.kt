@@ -39,12 +39,14 @@ class LlmEngineJvmTest {
     private fun generate(
         question: String,
         maxNewTokens: Int,
+        speculative: Boolean = false,
         onToken: (StreamedToken) -> Unit = {},
     ): Reply {
         val ids = mutableListOf<Long>()
         val text = StringBuilder()
+        val params = GenerationParams(maxNewTokens = maxNewTokens, speculative = speculative)
         val stats =
-            engine.generate(listOf(ChatMessage(Role.USER, question)), GenerationParams(maxNewTokens = maxNewTokens)) {
+            engine.generate(listOf(ChatMessage(Role.USER, question)), params) {
                 ids.add(it.id)
                 text.append(it.text)
                 onToken(it)
@@ -152,6 +154,18 @@ class LlmEngineJvmTest {
 
         // The next answer starts from a clean cache: the same tokens again.
         assertEquals(full.ids, generate(question, 32).ids)
+    }
+
+    @Test
+    fun theSpeculativeSettingReachesTheRuntimeAndKeepsTheAnswer() {
+        load()
+        val question = "Repeat after me: the cat sat on the mat, the cat sat on the mat."
+        val plain = generate(question, 24)
+        val asked = generate(question, 24, speculative = true)
+        assertEquals(plain.ids, asked.ids)
+        assertEquals("off", plain.stats.speculation)
+        // This program returns one row of logits, so the runtime decodes plainly and says why.
+        assertTrue(asked.stats.speculation.startsWith("off (the program returns one row"), asked.stats.speculation)
     }
 
     @Test
