@@ -168,10 +168,10 @@ def memory_check(peak_rss_mb: float, info: pte_bytes.DecodeBytes, context: int) 
 
 
 def verdict(results: dict) -> list[str]:
-    """Every goal, met or by how much it is missed."""
-    goals, lines = results["goals"], []
-    for g in goals.values():
-        lines.append(f"- {g['what']}: {'met' if g['met'] else 'NOT met, ' + g['distance']}")
+    """Every goal, met or by how much it is missed: a table, so that the docs can quote it from the record."""
+    lines = ["| goal | result |", "|---|---|"]
+    for g in results["goals"].values():
+        lines.append(f"| {g['what']} | {'met' if g['met'] else 'NOT met, ' + g['distance']} |")
     return lines
 
 
