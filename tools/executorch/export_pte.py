@@ -13,12 +13,14 @@ import os
 from absl import app, flags
 
 from tools.executorch.export import errors, manifest, upstream
+from tools.executorch.export.choices import CHOICES
 from tools.executorch.export.digest import sha256_of
 from tools.executorch.export.errors import ExportError
 from tools.executorch.export.manifest import ffn_hidden_dim
 from tools.executorch.export.op_counts import count_ops
 from tools.executorch.export.special_tokens import load_special_tokens
 from tools.executorch.export.stage_clock import STEPS, NoClock, StageClock
+from tools.executorch.logit_rows.chosen_rows import choose_rows
 from tools.executorch.quantize import recipe
 from tools.executorch.xnnpack_graph.inferred_views import infer_symbolic_view_sizes
 from tools.executorch.xnnpack_graph.pair_rotation import pair_rotation
@@ -32,23 +34,27 @@ flags.DEFINE_string("model_label", "", "Bazel label of the model, recorded in th
 flags.DEFINE_enum(
     "quantize",
     "none",
-    ["none", "int4_weight_only", "8da4w", "8da4w_asym"],
+    CHOICES["quantize"],
     "Linear-layer quantization: 8da4w is ExecuTorch's symmetric recipe, 8da4w_asym ours (quantize/offset_int4.py).",
 )
 flags.DEFINE_string("head_quantize", "", 'With 8da4w_asym: "8da8w" gives the output head int8 rows; empty, 4 bits.')
 flags.DEFINE_integer("group_size", 0, "Group size for 4-bit weights: 32, 64 or 128.")
 flags.DEFINE_string("embedding_quantize", "", 'Embedding quantization "<bits>,<group>", e.g. "4,32"; empty for none.')
-flags.DEFINE_enum("backend", "portable", ["portable", "xnnpack"], "Where the graph runs.")
+flags.DEFINE_enum("backend", "portable", CHOICES["backend"], "Where the graph runs.")
 flags.DEFINE_integer("max_seq_len", 128, "Longest token chunk a single forward call accepts.")
 flags.DEFINE_integer("max_context_len", 2048, "KV-cache length: prompt plus generated tokens.")
+flags.DEFINE_integer(
+    "logit_rows",
+    1,
+    "Above 1, forward takes a third input naming up to this many positions to return logits for "
+    "(logit_rows/chosen_rows.py): the runtime verifies speculative drafts in one call.",
+)
 flags.DEFINE_bool("hqq", False, "Search 4-bit scales with HQQ (slower export, sometimes lower error).")
 flags.DEFINE_string("out_pte", None, "Output .pte path.")
 flags.DEFINE_string("out_manifest", None, "Output manifest JSON path.")
 flags.DEFINE_string("profile_out", "", "Write each stage's wall time and peak memory here (export/stage_clock.py).")
 for _name in ("checkpoint", "params", "tokenizer", "tokenizer_config", "out_pte", "out_manifest"):
     flags.mark_flag_as_required(_name)
-
-VALID_GROUP_SIZES = (32, 64, 128)
 
 
 def linear_in_features(params: dict) -> dict[str, int]:
@@ -72,6 +78,13 @@ def check_config(params: dict) -> list[str]:
             f"max_context_len={FLAGS.max_context_len} is smaller than max_seq_len={FLAGS.max_seq_len}: "
             "the KV cache must hold at least one full prefill chunk; raise max_context_len or lower max_seq_len"
         )
+    if not 1 <= FLAGS.logit_rows <= FLAGS.max_seq_len:
+        raise ExportError(f"logit_rows={FLAGS.logit_rows} must be in 1..max_seq_len ({FLAGS.max_seq_len})")
+    if FLAGS.logit_rows > 1 and FLAGS.quantize != "8da4w_asym":
+        raise ExportError(
+            f"logit_rows={FLAGS.logit_rows} needs recipe = \"int4\" (quantize='8da4w_asym'), whose pipeline "
+            "takes the transform; drop logit_rows or switch"
+        )
     if FLAGS.quantize == "none":
         if FLAGS.group_size:
             raise ExportError(
@@ -87,12 +100,14 @@ def check_config(params: dict) -> list[str]:
             f"quantize='int4_weight_only' cannot be lowered correctly to backend='{FLAGS.backend}' in "
             "executorch 1.5.1: use recipe = \"int4\" (quantize='8da4w_asym': int4 weights, int8 dynamic activations)"
         )
-    if FLAGS.group_size not in VALID_GROUP_SIZES:
-        raise ExportError(f"group_size={FLAGS.group_size} is not one of {VALID_GROUP_SIZES}")
+    if FLAGS.group_size not in CHOICES["group_size"]:
+        raise ExportError(f"group_size={FLAGS.group_size} is not one of {CHOICES['group_size']}")
     if FLAGS.head_quantize and FLAGS.quantize != "8da4w_asym":
         raise ExportError(f"head_quantize={FLAGS.head_quantize!r} needs quantize='8da4w_asym'; drop it or switch")
-    if FLAGS.head_quantize not in recipe.HEAD_MODES:
-        raise ExportError(f"head_quantize={FLAGS.head_quantize!r} is not one of {[m for m in recipe.HEAD_MODES if m]}")
+    if FLAGS.head_quantize not in CHOICES["head_quantize"]:
+        raise ExportError(
+            f"head_quantize={FLAGS.head_quantize!r} is not one of {[m for m in CHOICES['head_quantize'] if m]}"
+        )
     if FLAGS.quantize == "8da4w_asym" and (FLAGS.backend != "xnnpack" or FLAGS.hqq):
         raise ExportError(
             "quantize='8da4w_asym' runs on XNNPACK's kernels and chooses its own scales: "
@@ -168,6 +183,8 @@ def export_program(config, clock):
         manager = manager.source_transform(
             [recipe.linear_transform(FLAGS.quantize, FLAGS.group_size, FLAGS.head_quantize), pair_rotation]
         )
+        if FLAGS.logit_rows > 1:
+            manager = choose_rows(manager, FLAGS.logit_rows)
     with clock.stage("torch.export"):
         exported = upstream.export_once(manager)
     with clock.stage("to_edge, partition, lower"):
@@ -205,7 +222,7 @@ def main(argv: list[str]) -> None:
 
     torch.manual_seed(0)
     # The runner reads these back from the .pte (get_bos_id, get_eos_ids ...).
-    config = build_llm_config(FLAGS.params, FLAGS.checkpoint, tokens.runtime_metadata())
+    config = build_llm_config(FLAGS.params, FLAGS.checkpoint, tokens.runtime_metadata(FLAGS.logit_rows))
     config.export.output_name = os.path.abspath(FLAGS.out_pte)
     builder = export_program(config, clock)
     with clock.stage("manifest"):
@@ -225,6 +242,7 @@ def main(argv: list[str]) -> None:
                 use_sdpa_with_kv_cache=True,
                 hqq=FLAGS.hqq,
                 head_quantize=FLAGS.head_quantize or None,
+                logit_rows=FLAGS.logit_rows if FLAGS.logit_rows > 1 else None,
                 dtype="fp32",
                 unquantized_linears=unquantized,
             ),

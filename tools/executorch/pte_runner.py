@@ -27,6 +27,18 @@ class ProgramLimits:
     eos_ids: tuple[int, ...]
 
 
+def forward_inputs(tokens: Sequence[int], start: int, takes_rows: bool) -> list[torch.Tensor]:
+    """forward's inputs for `tokens` at KV position `start`, asking for the last position's logits.
+
+    A program with get_logit_rows takes a third input, the positions to
+    return logits for (tools/executorch/logit_rows/chosen_rows.py).
+    """
+    inputs = [torch.tensor([list(tokens)], dtype=torch.long), torch.tensor([start], dtype=torch.long)]
+    if takes_rows:
+        inputs.append(torch.tensor([len(tokens) - 1], dtype=torch.long))
+    return inputs
+
+
 def _register_llm_kernels() -> None:
     # Kernels the llama export uses outside the default set: 4-bit embedding
     # lookups and the fused sdpa/update_cache ops.
@@ -47,6 +59,7 @@ class PteSession:
         except Exception as e:  # the runtime raises bare RuntimeErrors
             raise PteError(f"cannot load {pte_path}: {e}; rebuild it with bazel build") from e
         self._forward = self._program.load_method("forward")
+        self._takes_rows = "get_logit_rows" in self._program.method_names
         # The token input's upper bound is the real prefill chunk; the
         # exporter's dynamic dimension stops one short of get_max_seq_len().
         chunk = self._program.metadata("forward").input_tensor_meta(0).sizes()[-1]
@@ -101,9 +114,7 @@ class PteSession:
 
     def forward(self, tokens: Sequence[int], start: int) -> torch.Tensor:
         """Feeds `tokens` at KV-cache position `start`; returns the last position's logits."""
-        outputs = self._forward.execute(
-            [torch.tensor([list(tokens)], dtype=torch.long), torch.tensor([start], dtype=torch.long)]
-        )
+        outputs = self._forward.execute(forward_inputs(tokens, start, self._takes_rows))
         logits = outputs[0]
         return logits.reshape(-1, logits.shape[-1])[-1]
 

@@ -18,9 +18,16 @@ class SpecialTokens:
     eos_ids: list[int]  # Sorted; empty when it has no EOS.
     has_chat_template: bool
 
-    def runtime_metadata(self) -> str:
-        """The JSON ExecuTorch's llama export stores as the program's constant methods."""
-        return json.dumps({"get_bos_id": self.bos_id, "get_eos_ids": self.eos_ids})
+    def runtime_metadata(self, logit_rows: int = 1) -> str:
+        """The JSON ExecuTorch's llama export stores as the program's constant methods.
+
+        get_logit_rows appears only in a program whose forward takes the rows
+        input (logit_rows/chosen_rows.py); the others keep their bytes.
+        """
+        metadata = {"get_bos_id": self.bos_id, "get_eos_ids": self.eos_ids}
+        if logit_rows > 1:
+            metadata["get_logit_rows"] = logit_rows
+        return json.dumps(metadata)
 
 
 def load_special_tokens(tokenizer_json: str, tokenizer_config: str) -> SpecialTokens:

