@@ -28,11 +28,16 @@ class FakeLogitsModel : public LogitsModel {
   const ProgramLimits& limits() const override { return limits_; }
 
   const float* ForwardRows(const int64_t* tokens, int64_t count, int64_t start,
-                           std::string* error) override {
+                           int64_t rows, std::string* error) override {
     if (count < 1 || count > limits_.max_seq_len || start < 0 ||
         start + count > limits_.max_context_len) {
       *error = "fake: " + std::to_string(count) + " tokens at " +
                std::to_string(start) + " do not fit";
+      return nullptr;
+    }
+    if (rows < 1 || rows > std::min(count, limits_.logit_rows)) {
+      *error = "fake: " + std::to_string(rows) + " rows of a " +
+               std::to_string(count) + "-token call";
       return nullptr;
     }
     if (start > written_) {
@@ -45,11 +50,10 @@ class FakeLogitsModel : public LogitsModel {
     for (int64_t i = 0; i < count; ++i) cache_[start + i] = tokens[i];
     // Rows past the end are stale now: attention will not read them.
     written_ = start + count;
-    const int64_t returned = std::min(count, limits_.logit_rows);
-    for (int64_t r = 0; r < returned; ++r) {
+    for (int64_t r = 0; r < rows; ++r) {
       float* row = rows_.data() + r * limits_.vocab_size;
       std::fill(row, row + limits_.vocab_size, 0.0f);
-      row[Next(start + count - returned + r)] = 1.0f;
+      row[Next(start + count - rows + r)] = 1.0f;
     }
     return rows_.data();
   }

@@ -100,9 +100,16 @@ bool LlmProgram::PrepareForward(const ProgramOptions& options,
              DescribeExecuTorchError(meta.error()) + ")";
     return false;
   }
-  if (meta->num_inputs() != 2) {
+  // (tokens, input_pos), and the positions to return logits for when the
+  // program says it takes them (get_logit_rows).
+  const size_t inputs = limits_.logit_rows > 1 ? 3 : 2;
+  if (meta->num_inputs() != inputs) {
     *error = "forward takes " + std::to_string(meta->num_inputs()) +
-             " inputs; expected (tokens, input_pos) from a KV-cache export";
+             " inputs; expected " +
+             (inputs == 3 ? std::string("(tokens, input_pos, rows)")
+                          : std::string("(tokens, input_pos)")) +
+             " from a KV-cache export" +
+             (inputs == 3 ? " with get_logit_rows" : "");
     return false;
   }
   // The token input's upper bound is the real chunk size (the exporter's
@@ -157,11 +164,13 @@ bool LlmProgram::PrepareForward(const ProgramOptions& options,
     return false;
   }
   token_buffer_.assign(static_cast<size_t>(limits_.max_seq_len), 0);
+  row_buffer_.assign(static_cast<size_t>(limits_.logit_rows), 0);
   return true;
 }
 
 const float* LlmProgram::ForwardRows(const int64_t* tokens, int64_t count,
-                                     int64_t start, std::string* error) {
+                                     int64_t start, int64_t rows,
+                                     std::string* error) {
   if (count < 1 || count > limits_.max_seq_len) {
     *error = "forward got " + std::to_string(count) +
              " tokens; the program takes 1.." +
@@ -175,14 +184,23 @@ const float* LlmProgram::ForwardRows(const int64_t* tokens, int64_t count,
              std::to_string(limits_.max_context_len);
     return nullptr;
   }
+  if (rows < 1 || rows > std::min(count, limits_.logit_rows)) {
+    *error = "asked for the logits of " + std::to_string(rows) +
+             " positions of " + std::to_string(count) +
+             "; the program returns at most " +
+             std::to_string(limits_.logit_rows) + " per call";
+    return nullptr;
+  }
   std::copy(tokens, tokens + count, token_buffer_.begin());
   position_buffer_[0] = start;
-  const Int64Input inputs[2] = {
+  for (int64_t i = 0; i < rows; ++i) row_buffer_[i] = count - rows + i;
+  const Int64Input inputs[3] = {
       {token_buffer_.data(), static_cast<int32_t>(count), 2, /*dynamic=*/true},
       {position_buffer_, 1, 1, /*dynamic=*/false},
+      {row_buffer_.data(), static_cast<int32_t>(rows), 1, /*dynamic=*/true},
   };
   ClearRuntimeError();
-  const Error status = forward_.Run(inputs, 2);
+  const Error status = forward_.Run(inputs, limits_.logit_rows > 1 ? 3 : 2);
   if (status != Error::Ok) {
     *error = "forward failed: " + DescribeExecuTorchError(status);
     return nullptr;
@@ -194,19 +212,18 @@ const float* LlmProgram::ForwardRows(const int64_t* tokens, int64_t count,
     return nullptr;
   }
   const Tensor& logits = output.toTensor();
-  // A program may return more rows than it promises (one exported with
-  // every position's logits, say); the caller's are the trailing ones.
-  const int64_t rows = logits.numel() / limits_.vocab_size;
-  const int64_t wanted = std::min(count, limits_.logit_rows);
-  if (rows < wanted) {
-    *error = "forward returned logits for " + std::to_string(rows) +
-             " positions of " + std::to_string(count) +
-             " where get_logit_rows promises " + std::to_string(wanted) +
-             "; the program's metadata does not match its graph: re-export "
-             "it";
+  // A program may return more rows than asked for (one exported with every
+  // position's logits, say); the caller's are the trailing ones.
+  const int64_t returned = logits.numel() / limits_.vocab_size;
+  if (returned < rows) {
+    *error = "forward returned the logits of " + std::to_string(returned) +
+             " positions where " + std::to_string(rows) +
+             " were asked for; the program's get_logit_rows does not match "
+             "its graph: re-export it";
     return nullptr;
   }
-  return logits.const_data_ptr<float>() + (rows - wanted) * limits_.vocab_size;
+  return logits.const_data_ptr<float>() +
+         (returned - rows) * limits_.vocab_size;
 }
 
 }  // namespace llm

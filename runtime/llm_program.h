@@ -74,7 +74,7 @@ class LlmProgram : public LogitsModel {
   std::string Sha256() const { return file_->Sha256(); }
 
   const float* ForwardRows(const int64_t* tokens, int64_t count, int64_t start,
-                           std::string* error) override;
+                           int64_t rows, std::string* error) override;
 
  private:
   bool ReadLimits(std::string* error);
@@ -95,6 +95,8 @@ class LlmProgram : public LogitsModel {
   // Input tensors point at these; they never move after load.
   std::vector<int64_t> token_buffer_;
   int64_t position_buffer_[1] = {0};
+  // Which positions of a call forward returns logits for (logit_rows > 1).
+  std::vector<int64_t> row_buffer_;
 
   ProgramLimits limits_;
 };

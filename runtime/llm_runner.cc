@@ -195,7 +195,7 @@ int64_t LlmRunner::DraftBudget(const GenerationConfig& config,
   } else if (limits.logit_rows < 2) {
     stats->speculation =
         "off (the program returns one row of logits per call; export it "
-        "with verify rows)";
+        "with logit_rows, as recipe int4 does)";
   } else if (!have_history) {
     stats->speculation = "off (no history to draft from)";
   } else {
@@ -276,7 +276,7 @@ bool LlmRunner::Decode(const float* logits, int64_t start,
     const auto step = Clock::now();
     const uint64_t before = counting ? AllocationCounter::Count() : 0;
     const float* rows =
-        model_->ForwardRows(chunk.data(), drafted + 1, pos, error);
+        model_->ForwardRows(chunk.data(), drafted + 1, pos, drafted + 1, error);
     if (rows == nullptr) return false;
     // Row i holds what follows chunk[i]: keep drafts while the model's own
     // choice is the draft's next token.

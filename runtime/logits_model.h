@@ -16,9 +16,10 @@ struct ProgramLimits {
   int64_t vocab_size = 0;
   int64_t bos_id = -1;
   std::vector<int64_t> eos_ids;
-  // How many trailing positions of a call the program returns logits for: 1
-  // for a program that returns only the last, more for one that can verify
-  // a speculative draft in one call.
+  // How many positions of a call the program can return logits for: 1 for
+  // a program that returns only the last, more for one whose forward takes a
+  // rows input (get_logit_rows), which verifies a speculative draft in one
+  // call.
   int64_t logit_rows = 1;
 };
 
@@ -29,22 +30,20 @@ class LogitsModel {
   virtual const ProgramLimits& limits() const = 0;
 
   // Feeds tokens at KV positions [start, start + count) and returns the
-  // logits of the last min(count, limits().logit_rows) of them, one row of
-  // vocab_size floats each, in order (valid until the next call). Attention
-  // at position p reads cache rows [0, p] only, so rows past the next start
-  // are overwritten before they are read: a caller rolls back by starting
-  // lower. count must be in [1, max_seq_len]. On failure returns null + error.
+  // logits of the last `rows` of them, one row of vocab_size floats each, in
+  // order (valid until the next call). Attention at position p reads cache
+  // rows [0, p] only, so rows past the next start are overwritten before
+  // they are read: a caller rolls back by starting lower. count must be in
+  // [1, max_seq_len] and rows in [1, min(count, logit_rows)]. On failure
+  // returns null + error.
   virtual const float* ForwardRows(const int64_t* tokens, int64_t count,
-                                   int64_t start, std::string* error) = 0;
+                                   int64_t start, int64_t rows,
+                                   std::string* error) = 0;
 
   // The last token's logits.
   const float* Forward(const int64_t* tokens, int64_t count, int64_t start,
                        std::string* error) {
-    const float* rows = ForwardRows(tokens, count, start, error);
-    if (rows == nullptr) return nullptr;
-    const int64_t returned =
-        count < limits().logit_rows ? count : limits().logit_rows;
-    return rows + (returned - 1) * limits().vocab_size;
+    return ForwardRows(tokens, count, start, 1, error);
   }
 };
 

@@ -24,19 +24,19 @@ from collections import defaultdict
 
 
 def profile(pte: str, threads: int, steps: int, prompt_ids: list[int]) -> dict:
-    import torch
     from executorch.devtools import Inspector
     from executorch.extension.pybindings import portable_lib
 
-    from tools.executorch.pte_runner import _register_llm_kernels
+    from tools.executorch.pte_runner import _register_llm_kernels, forward_inputs
 
     _register_llm_kernels()
     portable_lib._unsafe_reset_threadpool(threads)
     module = portable_lib._load_for_executorch(pte, enable_etdump=True, debug_buffer_size=0)
-    logits = module.forward([torch.tensor([prompt_ids]), torch.tensor([0])])[0]
+    takes_rows = "get_logit_rows" in module.method_names()
+    logits = module.forward(forward_inputs(prompt_ids, 0, takes_rows))[0]
     token = int(logits.reshape(-1, logits.shape[-1])[-1].argmax())
     for position in range(len(prompt_ids), len(prompt_ids) + steps):
-        logits = module.forward([torch.tensor([[token]]), torch.tensor([position])])[0]
+        logits = module.forward(forward_inputs([token], position, takes_rows))[0]
         token = int(logits.reshape(-1).argmax())
     with tempfile.TemporaryDirectory() as scratch:
         etdump = os.path.join(scratch, "trace.etdp")

@@ -164,8 +164,8 @@ class LlmEngineJvmTest {
         val asked = generate(question, 24, speculative = true)
         assertEquals(plain.ids, asked.ids)
         assertEquals("off", plain.stats.speculation)
-        // This program returns one row of logits, so the runtime decodes plainly and says why.
-        assertTrue(asked.stats.speculation.startsWith("off (the program returns one row"), asked.stats.speculation)
+        assertEquals("prompt_lookup", asked.stats.speculation)
+        assertTrue(asked.stats.acceptedTokens > 0, "no draft was accepted on a reply that repeats its prompt")
     }
 
     @Test
