@@ -21,7 +21,7 @@ from absl import app, flags
 
 from bench.record import command
 from bench.report import publish
-from tools.python.runfile import runfile
+from tools.python.runfile import bundled_or_own, runfile
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("model", "models/llama_int4.pte", "The program (a runfiles path or your own).")
@@ -48,8 +48,8 @@ def run_conversation(reuse: bool) -> list[dict]:
         result = subprocess.run(
             [
                 runfile("runtime/llm_main"),
-                f"--model={_path(FLAGS.model)}",
-                f"--tokenizer={_path(FLAGS.tokenizer)}",
+                f"--model={bundled_or_own(FLAGS.model)}",
+                f"--tokenizer={bundled_or_own(FLAGS.tokenizer)}",
                 "--interactive",
                 f"--system={SYSTEM}",
                 f"--max_new_tokens={FLAGS.max_new_tokens}",
@@ -67,16 +67,6 @@ def run_conversation(reuse: bool) -> list[dict]:
             raise SystemExit(f"conversation bench: llm_main failed: {result.stderr[-2000:]}")
         with open(stats) as f:
             return [json.loads(line) for line in f]
-
-
-def _path(path: str) -> str:
-    """A bundled runfile, else the user's own path (relative to their shell under `bazel run`)."""
-    if os.path.isabs(path):
-        return path
-    bundled = runfile(path)
-    if os.path.exists(bundled):
-        return bundled
-    return os.path.join(os.environ.get("BUILD_WORKING_DIRECTORY", ""), path)
 
 
 def measure() -> dict:

@@ -38,7 +38,7 @@ from bench.record import command
 from bench.report import publish
 from models.programs import resolve
 from tools.executorch.pte_runner import PteError, PteSession
-from tools.python.runfile import runfile
+from tools.python.runfile import bundled_or_own, runfile
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list(
@@ -64,18 +64,10 @@ flags.DEFINE_string("out", "", "Output folder; default bench/out/<date>-quality 
 flags.DEFINE_bool("record", False, "Also write bench/results/quality.json, the record the docs' tables come from.")
 
 
-def corpus_path(path: str) -> str:
-    """A bundled path (runfiles) as is; the user's relative paths mean their shell's folder."""
-    bundled = runfile(path)
-    if not os.path.isabs(path) and os.path.exists(bundled):
-        return bundled
-    return os.path.join(os.environ.get("BUILD_WORKING_DIRECTORY", ""), path)
-
-
 def load_corpora(paths: list[str]) -> dict[str, str]:
     corpora = {}
     for path in paths:
-        full = corpus_path(path)
+        full = bundled_or_own(path)
         if not os.path.exists(full):
             raise QualityError(f"--corpus_files: no file {path!r} (looked at {full}); give a plain UTF-8 text file")
         with open(full, encoding="utf-8") as f:
@@ -136,7 +128,7 @@ def score_llama_cpp(texts: dict[str, list[list[int]]], prompt_token_ids: list[li
             [
                 python,
                 runfile("bench/quality/llama_cpp_scorer.py"),
-                f"--gguf={corpus_path(FLAGS.peer_gguf)}",
+                f"--gguf={bundled_or_own(FLAGS.peer_gguf)}",
                 f"--request={f.name}",
                 f"--threads={FLAGS.threads}",
             ],
@@ -255,7 +247,7 @@ def main(argv: list[str]) -> None:
             raise QualityError("--reference must be a program of ours, not llama.cpp")
         reference_session = PteSession(*resolve(FLAGS.reference))
         tokenizer = reference_session.tokenizer
-        prompts = load_prompts(corpus_path(FLAGS.chat_prompts)) if FLAGS.chat_prompts else []
+        prompts = load_prompts(bundled_or_own(FLAGS.chat_prompts)) if FLAGS.chat_prompts else []
         ids_of_prompts = prompt_ids(reference_session, prompts)
         texts = {}
         for name, text in corpora.items():

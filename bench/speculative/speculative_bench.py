@@ -28,7 +28,7 @@ from absl import app, flags
 
 from bench.record import command
 from bench.report import publish
-from tools.python.runfile import runfile
+from tools.python.runfile import bundled_or_own, runfile
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("model", "models/llama_int4.pte", "The program (a runfiles path or your own).")
@@ -43,16 +43,6 @@ flags.DEFINE_bool("record", False, "Also write bench/results/speculative.json, t
 MODES = ("off", "prompt_lookup")
 PARAGRAPHS = 4
 REQUESTS = ("Repeat this paragraph word for word:", "Rewrite this paragraph in plain modern English:")
-
-
-def _path(path: str) -> str:
-    """A bundled runfile, else the user's own path (relative to their shell under `bazel run`)."""
-    if os.path.isabs(path):
-        return path
-    bundled = runfile(path)
-    if os.path.exists(bundled):
-        return bundled
-    return os.path.join(os.environ.get("BUILD_WORKING_DIRECTORY", ""), path)
 
 
 def paragraphs(text: str, count: int) -> list[str]:
@@ -80,8 +70,8 @@ def llm_main(prompt: str, mode: str) -> tuple[str, dict]:
     return run(
         [
             runfile("runtime/llm_main"),
-            f"--model={_path(FLAGS.model)}",
-            f"--tokenizer={_path(FLAGS.tokenizer)}",
+            f"--model={bundled_or_own(FLAGS.model)}",
+            f"--tokenizer={bundled_or_own(FLAGS.tokenizer)}",
             f"--prompt={prompt}",
             f"--max_new_tokens={FLAGS.max_new_tokens}",
             f"--threads={FLAGS.threads}",
@@ -100,8 +90,8 @@ def ask(question: str, mode: str) -> tuple[str, dict]:
             f"--index={runfile('rag/austen_int8_flat.flat')}",
             f"--embedder={runfile('models/minilm_l6_int8.pte')}",
             f"--vocab={runfile('models/minilm_l6_vocab.wpt')}",
-            f"--model={_path(FLAGS.model)}",
-            f"--tokenizer={_path(FLAGS.tokenizer)}",
+            f"--model={bundled_or_own(FLAGS.model)}",
+            f"--tokenizer={bundled_or_own(FLAGS.tokenizer)}",
             f"--max_new_tokens={FLAGS.max_new_tokens}",
             f"--threads={FLAGS.threads}",
             f"--speculative={mode}",

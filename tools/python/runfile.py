@@ -19,3 +19,13 @@ def workspace_dir() -> str:
 def runfile(path: str) -> str:
     """Absolute path of a workspace-relative file, e.g. runtime/llm_main."""
     return os.path.join(workspace_dir(), path)
+
+
+def bundled_or_own(path: str) -> str:
+    """A bundled runfile as is, else the user's own path: absolute, or relative to the shell `bazel run` ran in."""
+    if os.path.isabs(path):
+        return path
+    bundled = runfile(path)
+    if os.path.exists(bundled):
+        return bundled
+    return os.path.join(os.environ.get("BUILD_WORKING_DIRECTORY", ""), path)
