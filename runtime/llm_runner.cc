@@ -296,7 +296,6 @@ bool LlmRunner::Decode(const float* logits, int64_t start,
     if (drafted > 0) {
       ++stats->draft_calls;
       stats->drafted_tokens += drafted;
-      stats->accepted_tokens += accepted;
       governor.RecordVerify(ms, accepted + 1);
     } else if (max_draft > 0 && pos > start) {
       governor.RecordPlain(ms);
@@ -308,6 +307,8 @@ bool LlmRunner::Decode(const float* logits, int64_t start,
     // The accepted drafts are shown as if sampled one by one; they are in
     // the cache already.
     for (int64_t i = 1; i <= accepted && going; ++i) {
+      // Counted as it is used: drafts after a stop are not part of the reply.
+      ++stats->accepted_tokens;
       stats->token_ms.push_back(share);
       ++stats->generated_tokens;
       going = keep_going(chunk[i]);

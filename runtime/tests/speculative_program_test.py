@@ -32,7 +32,6 @@ class SpeculativeProgramTest(unittest.TestCase):
                     f"--tokenizer={workspace_file('tokenizer/runtime/smollm2.tok')}",
                     f"--prompt={prompt}",
                     "--max_new_tokens=64",
-                    "--ignore_eos",
                     "--print_ids",
                     "--threads=1",
                     f"--speculative={speculative}",
@@ -47,23 +46,25 @@ class SpeculativeProgramTest(unittest.TestCase):
                 stats = json.load(f)
         return [int(t) for t in result.stdout.split()], stats
 
-    def check(self, program: str, prompt: str) -> dict:
+    def check(self, program: str, prompt: str) -> tuple[dict, dict]:
         plain, plain_stats = self.generate(program, prompt, "off")
         fast, stats = self.generate(program, prompt, "prompt_lookup")
-        self.assertEqual(len(plain), 64)
+        self.assertGreater(len(plain), 8)
         self.assertEqual(fast, plain, f"{program}: speculative decoding changed the greedy tokens")
+        self.assertEqual(stats["stop_reason"], plain_stats["stop_reason"])
         self.assertEqual(stats["speculation"], "prompt_lookup")
-        self.assertEqual(plain_stats["forward_calls"], 63)
-        self.assertEqual(stats["accepted_tokens"] + stats["forward_calls"], 63)
-        return stats
+        self.assertEqual(plain_stats["draft_calls"], 0)
+        # Each forward call gives its accepted drafts and one token of its own.
+        self.assertLessEqual(stats["forward_calls"] + stats["accepted_tokens"], plain_stats["forward_calls"] + 1)
+        return plain_stats, stats
 
     def test_random_weights(self) -> None:
         self.check("tiny_int4", "one two three one two three one two three one two")
 
     def test_a_reply_that_quotes_its_prompt(self) -> None:
-        stats = self.check("llama_int4", f"Repeat this sentence word for word: {PARAGRAPH}")
+        plain, stats = self.check("llama_int4", f"Repeat this sentence word for word: {PARAGRAPH}")
         self.assertGreater(stats["accepted_tokens"], 20, stats)
-        self.assertLess(stats["forward_calls"], 42, stats)
+        self.assertLess(stats["forward_calls"], plain["forward_calls"] / 2, stats)
 
 
 if __name__ == "__main__":
