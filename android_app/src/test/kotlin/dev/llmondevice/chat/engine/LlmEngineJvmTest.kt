@@ -164,8 +164,9 @@ class LlmEngineJvmTest {
         val asked = generate(question, 24, speculative = true)
         assertEquals(plain.ids, asked.ids)
         assertEquals("off", plain.stats.speculation)
+        // Whether drafts are accepted depends on the weights (the tiny fixtures' are random);
+        // //runtime:speculative_program_test measures that on SmolLM2.
         assertEquals("prompt_lookup", asked.stats.speculation)
-        assertTrue(asked.stats.acceptedTokens > 0, "no draft was accepted on a reply that repeats its prompt")
     }
 
     @Test
