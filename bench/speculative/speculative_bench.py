@@ -87,7 +87,7 @@ def ask(question: str, mode: str) -> tuple[str, dict]:
     return run(
         [
             runfile("rag/runtime/ask"),
-            f"--index={runfile('rag/austen_int8_flat.flat')}",
+            f"--index={runfile('rag/austen_int8.flat')}",
             f"--embedder={runfile('models/minilm_l6_int8.pte')}",
             f"--vocab={runfile('models/minilm_l6_vocab.wpt')}",
             f"--model={bundled_or_own(FLAGS.model)}",
