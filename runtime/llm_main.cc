@@ -70,10 +70,10 @@ Generation:
   --speculative=MODE     off, or prompt_lookup: draft the next tokens from an
                          earlier occurrence of the latest ones and verify
                          them in one call; greedy tokens are unchanged. Needs
-                         a program with verify rows; otherwise off, with a
-                         note [off]
+                         a program with logit rows (recipe int4); otherwise
+                         off, with a note [off]
   --draft_tokens=N       draft tokens per verify call, at most the program's
-                         verify rows - 1 [7]
+                         logit rows - 1 [7]
 Runtime:
   --threads=N            CPU threads [half the cores]
   --warmup               run a one-token inference before timing
@@ -169,10 +169,9 @@ int main(int argc, char** argv) {
   }
   llm::SpeculationConfig speculation;
   speculation.max_draft = draft_tokens;
-  if (!llm::ParseSpeculation(flags.Get("speculative", "off"),
-                             &speculation.mode)) {
-    return Fail(kUsageError, "--speculative=" + flags.Get("speculative") +
-                                 " is not a mode: use off or prompt_lookup");
+  if (!llm::ParseSpeculation(flags.Get("speculative", "off"), &speculation.mode,
+                             &error)) {
+    return Fail(kUsageError, error);
   }
 
   // A delegate shipped as its own shared library (ExecuTorch's QNN backend)

@@ -102,7 +102,8 @@ bool LlmProgram::PrepareForward(const ProgramOptions& options,
   }
   // (tokens, input_pos), and the positions to return logits for when the
   // program says it takes them (get_logit_rows).
-  const size_t inputs = limits_.logit_rows > 1 ? 3 : 2;
+  forward_inputs_ = limits_.logit_rows > 1 ? 3 : 2;
+  const size_t inputs = static_cast<size_t>(forward_inputs_);
   if (meta->num_inputs() != inputs) {
     *error = "forward takes " + std::to_string(meta->num_inputs()) +
              " inputs; expected " +
@@ -200,7 +201,7 @@ const float* LlmProgram::ForwardRows(const int64_t* tokens, int64_t count,
       {row_buffer_.data(), static_cast<int32_t>(rows), 1, /*dynamic=*/true},
   };
   ClearRuntimeError();
-  const Error status = forward_.Run(inputs, limits_.logit_rows > 1 ? 3 : 2);
+  const Error status = forward_.Run(inputs, forward_inputs_);
   if (status != Error::Ok) {
     *error = "forward failed: " + DescribeExecuTorchError(status);
     return nullptr;

@@ -97,6 +97,8 @@ class LlmProgram : public LogitsModel {
   int64_t position_buffer_[1] = {0};
   // Which positions of a call forward returns logits for (logit_rows > 1).
   std::vector<int64_t> row_buffer_;
+  // forward's inputs: (tokens, input_pos), and rows when logit_rows > 1.
+  int forward_inputs_ = 2;
 
   ProgramLimits limits_;
 };

@@ -32,12 +32,15 @@ std::string CheckIds(const std::vector<int64_t>& ids, const char* what,
 
 }  // namespace
 
-bool ParseSpeculation(const std::string& name, Speculation* mode) {
+bool ParseSpeculation(const std::string& name, Speculation* mode,
+                      std::string* error) {
   if (name == "off") {
     *mode = Speculation::kOff;
   } else if (name == "prompt_lookup") {
     *mode = Speculation::kPromptLookup;
   } else {
+    *error =
+        "--speculative=" + name + " is not a mode: use off or prompt_lookup";
     return false;
   }
   return true;

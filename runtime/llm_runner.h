@@ -42,8 +42,10 @@ struct SpeculationConfig {
   GovernorOptions governor;
 };
 
-// "off" or "prompt_lookup" -> mode; false for anything else.
-bool ParseSpeculation(const std::string& name, Speculation* mode);
+// "off" or "prompt_lookup" -> mode; anything else is false + the error a
+// --speculative flag reports.
+bool ParseSpeculation(const std::string& name, Speculation* mode,
+                      std::string* error);
 
 struct GenerationConfig {
   int64_t max_new_tokens = 128;

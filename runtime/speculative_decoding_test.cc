@@ -207,11 +207,15 @@ TEST(SpeculativeDecoding, RejectsABadDraftLength) {
 
 TEST(SpeculativeDecoding, ParsesItsFlagValues) {
   Speculation mode = Speculation::kOff;
-  EXPECT_TRUE(ParseSpeculation("prompt_lookup", &mode));
+  std::string error;
+  EXPECT_TRUE(ParseSpeculation("prompt_lookup", &mode, &error));
   EXPECT_EQ(mode, Speculation::kPromptLookup);
-  EXPECT_TRUE(ParseSpeculation("off", &mode));
+  EXPECT_TRUE(ParseSpeculation("off", &mode, &error));
   EXPECT_EQ(mode, Speculation::kOff);
-  EXPECT_FALSE(ParseSpeculation("draft_model", &mode));
+  EXPECT_FALSE(ParseSpeculation("draft_model", &mode, &error));
+  EXPECT_EQ(
+      error,
+      "--speculative=draft_model is not a mode: use off or prompt_lookup");
 }
 
 // A conversation keeps the history the drafts are looked up in: every turn's

@@ -221,10 +221,9 @@ int main(int argc, char** argv) {
   }
   if (top_k == 0) return Fail(kUsageError, "--top_k must be at least 1");
   llm::SpeculationConfig speculation;
-  if (!llm::ParseSpeculation(flags.Get("speculative", "off"),
-                             &speculation.mode)) {
-    return Fail(kUsageError, "--speculative=" + flags.Get("speculative") +
-                                 " is not a mode: use off or prompt_lookup");
+  if (!llm::ParseSpeculation(flags.Get("speculative", "off"), &speculation.mode,
+                             &error)) {
+    return Fail(kUsageError, error);
   }
   const bool warmup = flags.On("warmup");
 
