@@ -76,6 +76,7 @@ std::string GenerationStats::ToJson(bool one_line) const {
   field("truncated_prompt_tokens", std::to_string(truncated_prompt_tokens));
   field("reused_tokens", std::to_string(reused_tokens));
   field("prefilled_tokens", std::to_string(prefilled_tokens));
+  field("prefill_calls", std::to_string(prefill_calls));
   field("dropped_turns", std::to_string(dropped_turns));
   field("generated_tokens", std::to_string(generated_tokens));
   field("prefill_ms", Number(prefill_ms));
@@ -100,6 +101,7 @@ std::string GenerationStats::ToJson(bool one_line) const {
   field("acceptance_rate", Number(AcceptanceRate()));
   field("mean_accepted_length", Number(MeanAcceptedLength()));
   field("speculation_pauses", std::to_string(speculation_pauses));
+  field("draft_model_calls", std::to_string(draft_model_calls));
   field("stop_reason", Quoted(stop_reason), true);
   return json + (one_line ? "}\n" : "\n}\n");
 }

@@ -25,6 +25,8 @@ struct GenerationStats {
   // prefills all of them.
   int64_t reused_tokens = 0;
   int64_t prefilled_tokens = 0;
+  // Graph executions that prefilled them: one per max_seq_len chunk.
+  int64_t prefill_calls = 0;
   // Whole earlier turns left out so the conversation fits the context
   // (context policy drop_oldest_turns).
   int64_t dropped_turns = 0;
@@ -37,15 +39,17 @@ struct GenerationStats {
   // decode step); -1 when the platform cannot count them.
   int64_t decode_allocations = -1;
   std::string stop_reason;  // eos, max_new_tokens, context_full, callback
-  // Speculative decoding: what ran ("off", "prompt_lookup", or "off (why)"),
-  // the decode steps' forward calls, the calls that verified a draft, the
-  // draft tokens proposed and accepted, and the governor's pauses.
+  // Speculative decoding: what ran ("off", "prompt_lookup", "draft", or
+  // "off (why)"), the decode steps' forward calls, the calls that verified a
+  // draft, the draft tokens proposed and accepted, the governor's pauses, and
+  // the draft program's own forward calls (draft mode).
   std::string speculation = "off";
   int64_t forward_calls = 0;
   int64_t draft_calls = 0;
   int64_t drafted_tokens = 0;
   int64_t accepted_tokens = 0;
   int64_t speculation_pauses = 0;
+  int64_t draft_model_calls = 0;
 
   double PrefillTokensPerSecond() const;
   double DecodeTokensPerSecond() const;

@@ -67,11 +67,15 @@ Generation:
   --ignore_eos           keep going past end-of-sequence tokens
   --force_ids=1,2,3      teacher forcing: feed these ids after the prompt and
                          print what the model predicted at each step
-  --speculative=MODE     off, or prompt_lookup: draft the next tokens from an
-                         earlier occurrence of the latest ones and verify
-                         them in one call; greedy tokens are unchanged. Needs
+  --speculative=MODE     off; prompt_lookup: draft the next tokens from an
+                         earlier occurrence of the latest ones; or draft:
+                         draft them with --draft_model. A verify call checks
+                         a draft at once; greedy tokens are unchanged. Needs
                          a program with logit rows (recipe int4); otherwise
                          off, with a note [off]
+  --draft_model=PATH     a smaller .pte with the same tokenizer, for
+                         --speculative=draft (checked like --model, against
+                         the manifest beside it)
   --draft_tokens=N       draft tokens per verify call, at most the program's
                          logit rows - 1 [7]
 Runtime:
@@ -97,7 +101,8 @@ llm::cli::FlagSet DeclareFlags() {
         "prompt_file",    "prompt_ids",    "system",      "max_new_tokens",
         "temperature",    "top_p",         "seed",        "force_ids",
         "threads",        "stats_json",    "logits_out",  "backend_library",
-        "context_policy", "reply_reserve", "speculative", "draft_tokens"}) {
+        "context_policy", "reply_reserve", "speculative", "draft_tokens",
+        "draft_model"}) {
     flags.Value(name);
   }
   for (const char* name :
@@ -141,10 +146,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!parsed) return Fail(kUsageError, error);
-  llm::cli::ResolveUserPaths(
-      &flags,
-      {"model", "manifest", "tokenizer", "prompt_file", "backend_library"},
-      {"stats_json", "logits_out"});
+  llm::cli::ResolveUserPaths(&flags,
+                             {"model", "manifest", "tokenizer", "prompt_file",
+                              "backend_library", "draft_model"},
+                             {"stats_json", "logits_out"});
   llm::SetRuntimeLogVerbose(flags.On("verbose"));
   if (!flags.Has("model")) {
     return Fail(
@@ -198,6 +203,24 @@ int main(int argc, char** argv) {
   program.integrity.manifest_path = flags.Get("manifest");
   program.integrity.skip = flags.On("skip_integrity_check");
   program.integrity.require_manifest = flags.On("require_manifest");
+  // The draft is checked as the program is, against the manifest beside it.
+  llm::ProgramOptions draft = program;
+  draft.pte_path = flags.Get("draft_model");
+  draft.integrity.manifest_path.clear();
+  // Not an error: llm_chat's launcher passes both, and a later
+  // --speculative=off turns drafting off.
+  if (speculation.mode != llm::Speculation::kDraft && !draft.pte_path.empty()) {
+    std::fprintf(stderr,
+                 "llm_main: note: --draft_model is not loaded: it drafts only "
+                 "with --speculative=draft\n");
+    draft.pte_path.clear();
+  }
+  if (speculation.mode == llm::Speculation::kDraft && draft.pte_path.empty()) {
+    return Fail(kUsageError,
+                "--speculative=draft needs --draft_model, a smaller program "
+                "exported with the same tokenizer (e.g. "
+                "bazel-bin/models/tiny_int4.pte for llama_int4)");
+  }
 
   if (flags.On("interactive")) {
     if (flags.Has("prompt") || flags.Has("prompt_file") ||
@@ -214,6 +237,7 @@ int main(int argc, char** argv) {
     }
     llm::ChatOptions chat_options;
     chat_options.program = program;
+    chat_options.draft = draft;
     chat_options.tokenizer_path = flags.Get("tokenizer");
     chat_options.threads = static_cast<uint32_t>(threads);
     chat_options.warmup = flags.On("warmup", true);
@@ -295,6 +319,7 @@ int main(int argc, char** argv) {
 
   llm::RunnerOptions options;
   options.program = program;
+  options.draft = draft;
   options.threads = static_cast<uint32_t>(threads);
   options.warmup = flags.On("warmup");
   auto runner = llm::LlmRunner::Create(options, &error);
@@ -353,7 +378,7 @@ int main(int argc, char** argv) {
   }
   // Asked for and not run: say why once, the reply is still right.
   if (speculation.mode != llm::Speculation::kOff &&
-      stats.speculation != "prompt_lookup") {
+      stats.speculation.rfind("off", 0) == 0) {
     std::fprintf(stderr, "llm_main: speculative decoding %s\n",
                  stats.speculation.c_str());
   }

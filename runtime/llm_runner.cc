@@ -30,6 +30,19 @@ std::string CheckIds(const std::vector<int64_t>& ids, const char* what,
   return "";
 }
 
+// Empty when `draft` can draft for `target`, else why not.
+std::string CheckDraft(const ProgramLimits& target, const ProgramLimits& draft,
+                       const std::string& draft_name) {
+  if (draft.vocab_size != target.vocab_size) {
+    return "the draft program " + draft_name + " has " +
+           std::to_string(draft.vocab_size) + " tokens but the program " +
+           std::to_string(target.vocab_size) +
+           ": a draft proposes token ids, so pair programs exported with the "
+           "same tokenizer";
+  }
+  return "";
+}
+
 }  // namespace
 
 bool ParseSpeculation(const std::string& name, Speculation* mode,
@@ -38,18 +51,25 @@ bool ParseSpeculation(const std::string& name, Speculation* mode,
     *mode = Speculation::kOff;
   } else if (name == "prompt_lookup") {
     *mode = Speculation::kPromptLookup;
+  } else if (name == "draft") {
+    *mode = Speculation::kDraft;
   } else {
-    *error =
-        "--speculative=" + name + " is not a mode: use off or prompt_lookup";
+    *error = "--speculative=" + name +
+             " is not a mode: use off, prompt_lookup or draft";
     return false;
   }
   return true;
 }
 
 std::unique_ptr<LlmRunner> LlmRunner::ForModel(
-    std::unique_ptr<LogitsModel> model) {
+    std::unique_ptr<LogitsModel> model, std::unique_ptr<LogitsModel> draft) {
   auto runner = std::make_unique<LlmRunner>(Key());
   runner->model_ = std::move(model);
+  if (draft != nullptr) {
+    runner->draft_model_ = std::move(draft);
+    runner->draft_drafter_ =
+        std::make_unique<DraftModelDrafter>(runner->draft_model_.get());
+  }
   return runner;
 }
 
@@ -67,10 +87,29 @@ std::unique_ptr<LlmRunner> LlmRunner::Create(const RunnerOptions& options,
   if (!program) return nullptr;
   runner->program_ = program.get();
   runner->model_ = std::move(program);
+  if (!options.draft.pte_path.empty()) {
+    std::unique_ptr<LlmProgram> draft = LlmProgram::Load(options.draft, error);
+    if (!draft) {
+      *error = "the draft program: " + *error;
+      return nullptr;
+    }
+    *error =
+        CheckDraft(runner->limits(), draft->limits(), options.draft.pte_path);
+    if (!error->empty()) return nullptr;
+    runner->draft_model_ = std::move(draft);
+    runner->draft_drafter_ =
+        std::make_unique<DraftModelDrafter>(runner->draft_model_.get());
+  }
   if (options.warmup) {
     const auto warm = Clock::now();
     const int64_t token = std::max<int64_t>(0, runner->limits().bos_id);
     if (runner->model_->Forward(&token, 1, 0, error) == nullptr) {
+      return nullptr;
+    }
+    // The drafter feeds the draft from position 0 on first use, so this
+    // row is overwritten before it is read.
+    if (runner->draft_model_ != nullptr &&
+        runner->draft_model_->Forward(&token, 1, 0, error) == nullptr) {
       return nullptr;
     }
     runner->warmup_ms_ = MsSince(warm);
@@ -148,6 +187,7 @@ bool LlmRunner::Generate(const std::vector<int64_t>& prompt_in,
   const int64_t n = static_cast<int64_t>(prompt.size());
   stats->prompt_tokens = n;
   stats->prefilled_tokens = n;
+  stats->prefill_calls = PrefillCalls(n);
 
   const auto start = Clock::now();
   const float* logits = Prefill(prompt.data(), n, 0, error);
@@ -201,8 +241,15 @@ int64_t LlmRunner::DraftBudget(const GenerationConfig& config,
         "with logit_rows, as recipe int4 does)";
   } else if (!have_history) {
     stats->speculation = "off (no history to draft from)";
+  } else if (config.speculation.mode == Speculation::kDraft &&
+             draft_model_ == nullptr) {
+    stats->speculation =
+        "off (no draft program: pass --draft_model, a program exported with "
+        "the same tokenizer)";
   } else {
-    stats->speculation = "prompt_lookup";
+    stats->speculation = config.speculation.mode == Speculation::kDraft
+                             ? "draft"
+                             : "prompt_lookup";
     return std::min(config.speculation.max_draft, limits.logit_rows - 1);
   }
   return 0;
@@ -225,7 +272,13 @@ bool LlmRunner::Decode(const float* logits, int64_t start,
 
   // Everything speculation needs is made here, before the timed steps.
   const int64_t max_draft = DraftBudget(config, fed != nullptr, stats);
-  PromptLookupDrafter drafter(config.speculation.lookup);
+  PromptLookupDrafter lookup(config.speculation.lookup);
+  Drafter* drafter = &lookup;
+  const int64_t draft_calls_before =
+      draft_drafter_ != nullptr ? draft_drafter_->calls() : 0;
+  if (config.speculation.mode == Speculation::kDraft && max_draft > 0) {
+    drafter = draft_drafter_.get();
+  }
   SpeculationGovernor governor(config.speculation.governor);
   // The token to feed, then the draft after it.
   std::vector<int64_t> chunk(static_cast<size_t>(max_draft) + 1);
@@ -270,14 +323,20 @@ bool LlmRunner::Decode(const float* logits, int64_t start,
     const int64_t room =
         std::min({max_draft, context - 1 - pos,
                   config.max_new_tokens - stats->generated_tokens});
-    if (room > 0 && (!config.speculation.adaptive || governor.MayPropose())) {
-      fed->push_back(token);
-      drafted = drafter.Propose(fed->data(), static_cast<int64_t>(fed->size()),
-                                room, chunk.data() + 1);
-      fed->pop_back();
-    }
+    // A step's time includes drafting: a draft program's steps are part of
+    // what a verify call costs against a plain step.
     const auto step = Clock::now();
     const uint64_t before = counting ? AllocationCounter::Count() : 0;
+    if (room > 0 && (!config.speculation.adaptive || governor.MayPropose())) {
+      fed->push_back(token);
+      drafted = drafter->Propose(fed->data(), static_cast<int64_t>(fed->size()),
+                                 room, chunk.data() + 1);
+      fed->pop_back();
+      if (drafter == draft_drafter_.get() && !draft_drafter_->error().empty()) {
+        *error = "the draft program failed: " + draft_drafter_->error();
+        return false;
+      }
+    }
     const float* rows =
         model_->ForwardRows(chunk.data(), drafted + 1, pos, drafted + 1, error);
     if (rows == nullptr) return false;
@@ -327,6 +386,9 @@ bool LlmRunner::Decode(const float* logits, int64_t start,
     going = keep_going(token);
   }
   stats->speculation_pauses = governor.pauses();
+  if (draft_drafter_ != nullptr) {
+    stats->draft_model_calls = draft_drafter_->calls() - draft_calls_before;
+  }
   // Decode time is the steps' own time: the callback (printing, UI) is not
   // the model's cost.
   double steps = 0;

@@ -13,6 +13,7 @@
 #include "runtime/llm_program.h"
 #include "runtime/logits_model.h"
 #include "runtime/sampler.h"
+#include "runtime/speculative/draft_model.h"
 #include "runtime/speculative/governor.h"
 #include "runtime/speculative/prompt_lookup.h"
 
@@ -25,12 +26,17 @@ struct RunnerOptions {
   // Run a one-token inference at load, so first-use costs (XNNPACK weight
   // packing, page faults) land in load_ms instead of the first TTFT.
   bool warmup = false;
+  // A smaller program with the same tokenizer, loaded beside the target when
+  // its pte_path is set: Speculation::kDraft's source of drafts.
+  ProgramOptions draft;
 };
 
 // Speculative decoding: guess the next tokens, verify them in one forward
 // call, keep what the model agrees with. Under greedy sampling the tokens are
 // exactly those of plain decoding; only the number of forward calls changes.
-enum class Speculation { kOff, kPromptLookup };
+// Drafts come from the conversation itself (prompt lookup) or from a draft
+// program (RunnerOptions::draft).
+enum class Speculation { kOff, kPromptLookup, kDraft };
 
 struct SpeculationConfig {
   Speculation mode = Speculation::kOff;
@@ -42,7 +48,8 @@ struct SpeculationConfig {
   GovernorOptions governor;
 };
 
-// "off" or "prompt_lookup" -> mode; anything else is false + the error a
+// "off", "prompt_lookup" or "draft" -> mode; anything else is false + the error
+// a
 // --speculative flag reports.
 bool ParseSpeculation(const std::string& name, Speculation* mode,
                       std::string* error);
@@ -81,11 +88,14 @@ class LlmRunner {
   static std::unique_ptr<LlmRunner> Create(const RunnerOptions& options,
                                            std::string* error);
   // A runner over another model, e.g. a fake in tests: no load time, no
-  // integrity check, no sha256.
+  // integrity check, no sha256. `draft` (may be null) drafts for kDraft and
+  // must have the model's vocabulary.
   static std::unique_ptr<LlmRunner> ForModel(
-      std::unique_ptr<LogitsModel> model);
+      std::unique_ptr<LogitsModel> model,
+      std::unique_ptr<LogitsModel> draft = nullptr);
 
   const ProgramLimits& limits() const { return model_->limits(); }
+  bool has_draft() const { return draft_model_ != nullptr; }
   uint32_t threads() const { return threads_; }
   double load_ms() const { return load_ms_; }
   double warmup_ms() const { return warmup_ms_; }
@@ -109,6 +119,11 @@ class LlmRunner {
   // forward call), or null + error.
   const float* Prefill(const int64_t* tokens, int64_t count, int64_t start,
                        std::string* error);
+  // The forward calls Prefill makes for `count` tokens.
+  int64_t PrefillCalls(int64_t count) const {
+    const int64_t chunk = limits().max_seq_len;
+    return (count + chunk - 1) / chunk;
+  }
   // Samples from `logits` (what the token at position start - 1 predicted),
   // then decodes at positions start, start + 1, ... until a stop condition.
   // Each token it feeds to the model is appended to `*fed` (may be null);
@@ -148,6 +163,11 @@ class LlmRunner {
   std::unique_ptr<LogitsModel> model_;
   // model_, when it is a loaded program (not a fake).
   const LlmProgram* program_ = nullptr;
+  // The draft program and the drafter that keeps its cache in step, for
+  // every generation of this runner: a session's next turn feeds the draft
+  // only what is new.
+  std::unique_ptr<LogitsModel> draft_model_;
+  std::unique_ptr<DraftModelDrafter> draft_drafter_;
   uint32_t threads_ = 1;
   double load_ms_ = 0;
   double warmup_ms_ = 0;

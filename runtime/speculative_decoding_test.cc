@@ -105,6 +105,7 @@ TEST(SpeculativeDecoding, GreedyTokensAreThoseOfPlainDecoding) {
       EXPECT_GT(fast.stats.draft_calls, 0);
       EXPECT_LT(fast.stats.forward_calls, plain.stats.forward_calls);
       // 34 prompt tokens in chunks of 16, then the decode steps.
+      EXPECT_EQ(fast.stats.prefill_calls, 3);
       EXPECT_EQ(fast.stats.forward_calls + 3, fast.model_calls);
     }
   }
@@ -212,27 +213,100 @@ TEST(SpeculativeDecoding, ParsesItsFlagValues) {
   EXPECT_EQ(mode, Speculation::kPromptLookup);
   EXPECT_TRUE(ParseSpeculation("off", &mode, &error));
   EXPECT_EQ(mode, Speculation::kOff);
+  EXPECT_TRUE(ParseSpeculation("draft", &mode, &error));
+  EXPECT_EQ(mode, Speculation::kDraft);
   EXPECT_FALSE(ParseSpeculation("draft_model", &mode, &error));
-  EXPECT_EQ(
-      error,
-      "--speculative=draft_model is not a mode: use off or prompt_lookup");
+  EXPECT_EQ(error,
+            "--speculative=draft_model is not a mode: use off, prompt_lookup "
+            "or draft");
+}
+
+// Drafts from a draft model: the target's fake with other surprises, so it
+// agrees often but not always (draft_surprise 0: never wrong where the
+// target's own rule holds).
+Outcome GenerateWithDraft(const std::vector<int64_t>& prompt,
+                          GenerationConfig config, int64_t target_surprise,
+                          int64_t draft_surprise,
+                          const ProgramLimits& draft_limits = Limits(1)) {
+  auto model = std::make_unique<FakeLogitsModel>(Limits(), target_surprise);
+  FakeLogitsModel* fake = model.get();
+  auto runner = LlmRunner::ForModel(
+      std::move(model),
+      std::make_unique<FakeLogitsModel>(draft_limits, draft_surprise));
+  config.speculation.mode = Speculation::kDraft;
+  Outcome run;
+  std::string error;
+  EXPECT_TRUE(runner->Generate(
+      prompt, config, [&](int64_t t) { return run.tokens.push_back(t), true; },
+      &run.stats, &error))
+      << error;
+  run.model_calls = fake->calls();
+  return run;
+}
+
+TEST(SpeculativeDecoding, ADraftModelsTokensAreCheckedLikeAnyDraft) {
+  // Free text for prompt lookup (no n-gram repeats), not for a draft model.
+  for (int64_t draft_surprise : {0, 3, 4, 7}) {
+    SCOPED_TRACE("draft surprise every " + std::to_string(draft_surprise));
+    const Outcome plain =
+        Generate(Range(10, 30), Greedy(40), false, Limits(), 5);
+    const Outcome fast =
+        GenerateWithDraft(Range(10, 30), Greedy(40), 5, draft_surprise);
+    ExpectSameReply(plain, fast);
+    EXPECT_EQ(fast.stats.speculation, "draft");
+    EXPECT_GT(fast.stats.accepted_tokens, 0);
+    EXPECT_LT(fast.stats.forward_calls, plain.stats.forward_calls);
+    // One draft step per draft token but the last of each call, plus one
+    // call per verdict fed back.
+    EXPECT_GT(fast.stats.draft_model_calls, fast.stats.draft_calls);
+  }
+}
+
+TEST(SpeculativeDecoding, ADraftModelThatAgreesFillsEveryDraft) {
+  const Outcome plain = Generate(Range(10, 30), Greedy(40), false, Limits(), 5);
+  const Outcome fast = GenerateWithDraft(Range(10, 30), Greedy(40), 5, 5);
+  ExpectSameReply(plain, fast);
+  EXPECT_DOUBLE_EQ(fast.stats.AcceptanceRate(), 1.0);
+  EXPECT_LE(fast.stats.forward_calls, 1 + (39 + 7) / 8);
+}
+
+TEST(SpeculativeDecoding, ADraftModelStopsAtItsOwnContext) {
+  // The draft's context ends at 40; the reply runs to 70.
+  ProgramLimits short_draft = Limits(1);
+  short_draft.max_context_len = 40;
+  const Outcome plain = Generate(Range(10, 30), Greedy(50), false, Limits(), 5);
+  const Outcome fast =
+      GenerateWithDraft(Range(10, 30), Greedy(50), 5, 5, short_draft);
+  ExpectSameReply(plain, fast);
+  EXPECT_GT(fast.stats.draft_calls, 0);
+  EXPECT_LT(fast.stats.drafted_tokens, 49);
+}
+
+TEST(SpeculativeDecoding, DraftModeWithoutADraftProgramSaysSo) {
+  GenerationConfig config = Greedy(10);
+  config.speculation.mode = Speculation::kDraft;
+  auto runner =
+      LlmRunner::ForModel(std::make_unique<FakeLogitsModel>(Limits(), 5));
+  GenerationStats stats;
+  std::string error;
+  ASSERT_TRUE(runner->Generate(Quoting(), config, nullptr, &stats, &error))
+      << error;
+  EXPECT_EQ(stats.speculation.rfind("off (no draft program", 0), 0u)
+      << stats.speculation;
+  EXPECT_EQ(stats.draft_calls, 0);
 }
 
 // A conversation keeps the history the drafts are looked up in: every turn's
 // reply, and what the cache holds, match plain decoding's.
 TEST(SpeculativeDecoding, ASessionsHistoryStaysTrueToItsCache) {
-  auto session_for = [](bool speculate) {
-    auto runner =
-        LlmRunner::ForModel(std::make_unique<FakeLogitsModel>(Limits(), 5));
-    return std::make_pair(std::make_unique<LlmSession>(std::move(runner)),
-                          speculate);
-  };
   std::vector<std::vector<int64_t>> histories;
-  for (bool speculate : {false, true}) {
-    auto [session, on] = session_for(speculate);
+  for (Speculation mode :
+       {Speculation::kOff, Speculation::kPromptLookup, Speculation::kDraft}) {
+    auto session = std::make_unique<LlmSession>(
+        LlmRunner::ForModel(std::make_unique<FakeLogitsModel>(Limits(), 5),
+                            std::make_unique<FakeLogitsModel>(Limits(1), 3)));
     GenerationConfig config = Greedy(12);
-    config.speculation.mode =
-        on ? Speculation::kPromptLookup : Speculation::kOff;
+    config.speculation.mode = mode;
     std::string error;
     GenerationStats stats;
     std::vector<int64_t> conversation = Quoting();
@@ -250,6 +324,7 @@ TEST(SpeculativeDecoding, ASessionsHistoryStaysTrueToItsCache) {
     histories.push_back(session->tokens());
   }
   EXPECT_EQ(histories[1], histories[0]);
+  EXPECT_EQ(histories[2], histories[0]);
 }
 
 }  // namespace

@@ -61,9 +61,12 @@ Answering:
                          KV cache; /reset, /stats, /quit
   --context_policy=P     (--interactive) when the conversation outgrows the
                          context: error or drop_oldest_turns [error]
-  --speculative=MODE     off, or prompt_lookup: draft the answer's next
-                         tokens from the passages and verify them in one
-                         call; the answer is unchanged (llm_main --help) [off]
+  --speculative=MODE     off; prompt_lookup: draft the answer's next tokens
+                         from the passages; or draft: with --draft_model. A
+                         draft is verified in one call; the answer is
+                         unchanged (llm_main --help) [off]
+  --draft_model=PATH     a smaller .pte with the model's tokenizer, for
+                         --speculative=draft
 Runtime:
   --threads=N            CPU threads [half the cores]
   --warmup               warm up both models before timing
@@ -76,7 +79,7 @@ llm::cli::FlagSet DeclareFlags() {
   for (const char* name :
        {"index", "embedder", "vocab", "top_k", "model", "tokenizer",
         "max_new_tokens", "context_tokens", "threads", "stats_json",
-        "context_policy", "speculative"}) {
+        "context_policy", "speculative", "draft_model"}) {
     flags.Value(name);
   }
   for (const char* name : {"retrieve_only", "show_prompt", "warmup", "help",
@@ -184,7 +187,8 @@ int main(int argc, char** argv) {
   const std::string question =
       flags.positionals().empty() ? "" : flags.positionals()[0];
   llm::cli::ResolveUserPaths(
-      &flags, {"index", "embedder", "vocab", "model", "tokenizer"},
+      &flags,
+      {"index", "embedder", "vocab", "model", "tokenizer", "draft_model"},
       {"stats_json"});
   llm::SetRuntimeLogVerbose(false);
   const bool retrieve_only = flags.On("retrieve_only");
@@ -225,6 +229,19 @@ int main(int argc, char** argv) {
                              &error)) {
     return Fail(kUsageError, error);
   }
+  llm::ProgramOptions draft;
+  draft.pte_path = flags.Get("draft_model");
+  if (speculation.mode == llm::Speculation::kDraft && draft.pte_path.empty()) {
+    return Fail(kUsageError,
+                "--speculative=draft needs --draft_model, a smaller program "
+                "exported with the model's tokenizer");
+  }
+  if (speculation.mode != llm::Speculation::kDraft && !draft.pte_path.empty()) {
+    std::fprintf(stderr,
+                 "ask: note: --draft_model is not loaded: it drafts only with "
+                 "--speculative=draft\n");
+    draft.pte_path.clear();
+  }
   const bool warmup = flags.On("warmup");
 
   // Size ExecuTorch's thread pool once, before any program loads: resizing
@@ -246,6 +263,7 @@ int main(int argc, char** argv) {
     chat_options.tokenizer_path = flags.Get("tokenizer");
     chat_options.threads = thread_count;
     chat_options.warmup = warmup;
+    chat_options.draft = draft;
     llm::cli::ReplOptions repl;
     repl.program_name = "ask";
     if (!llm::ParseContextPolicy(flags.Get("context_policy", "error"),
@@ -336,6 +354,7 @@ int main(int argc, char** argv) {
   runner_options.program.pte_path = flags.Get("model");
   runner_options.threads = thread_count;
   runner_options.warmup = warmup;
+  runner_options.draft = draft;
   auto runner = llm::LlmRunner::Create(runner_options, &error);
   if (!runner) return Fail(kRuntimeError, error);
 
@@ -397,7 +416,7 @@ int main(int argc, char** argv) {
   std::fwrite(rest.data(), 1, rest.size(), stdout);
   if (!ok) return Fail(kRuntimeError, error);
   if (speculation.mode != llm::Speculation::kOff &&
-      generation.speculation != "prompt_lookup") {
+      generation.speculation.rfind("off", 0) == 0) {
     std::fprintf(stderr, "ask: note: speculative decoding %s\n",
                  generation.speculation.c_str());
   }

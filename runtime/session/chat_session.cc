@@ -17,6 +17,7 @@ std::unique_ptr<ChatSession> ChatSession::Open(const ChatOptions& options,
   runner_options.program = options.program;
   runner_options.threads = options.threads;
   runner_options.warmup = options.warmup;
+  runner_options.draft = options.draft;
   chat->session_ = LlmSession::Create(runner_options, error);
   if (!chat->session_) return nullptr;
 

@@ -32,6 +32,9 @@ struct ChatOptions {
   // A one-token inference at load, so XNNPACK's weight packing and the first
   // page faults are paid behind the loading screen, not in the first TTFT.
   bool warmup = true;
+  // A smaller program with the same tokenizer, for speculative decoding by
+  // draft (Speculation::kDraft); none when its pte_path is empty.
+  ProgramOptions draft;
 };
 
 struct ChatRequest {

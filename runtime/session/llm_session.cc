@@ -80,6 +80,7 @@ bool LlmSession::Feed(const std::vector<int64_t>& conversation, size_t from,
   stats->prompt_tokens = n;
   stats->reused_tokens = static_cast<int64_t>(from);
   stats->prefilled_tokens = n - static_cast<int64_t>(from);
+  stats->prefill_calls = runner_->PrefillCalls(stats->prefilled_tokens);
 
   // Forget what follows the kept prefix before feeding, so a failure leaves
   // the history true to what the cache holds.

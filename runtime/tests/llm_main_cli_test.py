@@ -91,7 +91,7 @@ class LlmMainCliTest(unittest.TestCase):
         self.assert_error(
             self.run_main(f"--model={self.tiny}", "--prompt_ids=1", "--speculative=draft_model"),
             2,
-            "--speculative=draft_model is not a mode: use off or prompt_lookup",
+            "--speculative=draft_model is not a mode: use off, prompt_lookup or draft",
         )
         self.assert_error(
             self.run_main(f"--model={self.tiny}", "--prompt_ids=1", "--draft_tokens=0"), 2, "--draft_tokens=0"
