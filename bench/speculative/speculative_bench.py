@@ -1,4 +1,4 @@
-"""bazel run //bench:speculative: decoding with and without prompt-lookup speculation.
+"""bazel run //bench:speculative: decoding with and without speculation.
 
 Three sets of prompts, each answered greedily both ways by the same program,
 alternating which mode goes first:
@@ -14,6 +14,11 @@ share of drafted tokens the model accepted, and the mean tokens accepted per
 verify call. A program that cannot verify drafts decodes plainly both ways;
 the table then says why. Only ratios within one run mean much on a shared
 host.
+
+Drafts come from prompt lookup, or with `--mode=draft` from a draft program
+with the same tokenizer:
+
+    bazel run //bench:speculative -- --mode=draft --draft_model=models/tiny_int4.pte
 """
 
 from __future__ import annotations
@@ -38,9 +43,14 @@ flags.DEFINE_integer("threads", 2, "CPU threads.")
 flags.DEFINE_integer("rag_questions", 8, "Questions of bench/rag/questions.json to answer.")
 flags.DEFINE_integer("chat_prompts", 20, "Prompts of bench/answers/chat_prompts.json to answer.")
 flags.DEFINE_string("out", "", "Output folder; default bench/out/<date>-speculative in the workspace.")
-flags.DEFINE_bool("record", False, "Also write bench/results/speculative.json, the record the docs' tables come from.")
-
-MODES = ("off", "prompt_lookup")
+flags.DEFINE_enum("mode", "prompt_lookup", ["prompt_lookup", "draft"], "Where drafts come from.")
+flags.DEFINE_string("draft_model", "", "With --mode=draft: the draft program (a runfiles path or your own).")
+flags.DEFINE_bool(
+    "record",
+    False,
+    "Also write bench/results/speculative.json (speculative-draft.json with --mode=draft), "
+    "the record the docs' tables come from.",
+)
 PARAGRAPHS = 4
 REQUESTS = ("Repeat this paragraph word for word:", "Rewrite this paragraph in plain modern English:")
 
@@ -66,6 +76,14 @@ def run(argv: list[str], stats_key: str | None) -> tuple[str, dict]:
     return result.stdout, stats[stats_key] if stats_key else stats
 
 
+def modes() -> tuple[str, str]:
+    return ("off", FLAGS.mode)
+
+
+def draft_flags(mode: str) -> list[str]:
+    return [f"--draft_model={bundled_or_own(FLAGS.draft_model)}"] if mode == "draft" else []
+
+
 def llm_main(prompt: str, mode: str) -> tuple[str, dict]:
     return run(
         [
@@ -76,6 +94,7 @@ def llm_main(prompt: str, mode: str) -> tuple[str, dict]:
             f"--max_new_tokens={FLAGS.max_new_tokens}",
             f"--threads={FLAGS.threads}",
             f"--speculative={mode}",
+            *draft_flags(mode),
             "--print_ids",
             "--warmup",
         ],
@@ -95,6 +114,7 @@ def ask(question: str, mode: str) -> tuple[str, dict]:
             f"--max_new_tokens={FLAGS.max_new_tokens}",
             f"--threads={FLAGS.threads}",
             f"--speculative={mode}",
+            *draft_flags(mode),
             "--warmup",
             question,
         ],
@@ -125,13 +145,20 @@ def measure() -> dict:
         for i, (how, prompt) in enumerate(prompts):
             print(f"{name} {i + 1}/{len(prompts)}", flush=True)
             runs = {}
-            for mode in MODES if i % 2 == 0 else reversed(MODES):
+            for mode in modes() if i % 2 == 0 else reversed(modes()):
                 output, stats = (ask if how == "ask" else llm_main)(prompt, mode)
                 runs[mode] = {"output": output, "stats": stats}
             rows.append(runs)
         sets[name] = summarize(rows)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return {"model": FLAGS.model, "threads": FLAGS.threads, "load_average": load, "sets": sets}
+    return {
+        "model": FLAGS.model,
+        "mode": FLAGS.mode,
+        "draft_model": FLAGS.draft_model,
+        "threads": FLAGS.threads,
+        "load_average": load,
+        "sets": sets,
+    }
 
 
 def summarize(rows: list[dict]) -> dict:
@@ -140,15 +167,15 @@ def summarize(rows: list[dict]) -> dict:
         ms = sum(r[mode]["stats"]["decode_ms"] for r in rows)
         return 1000.0 * tokens / ms if ms else 0.0
 
-    fast = [r["prompt_lookup"]["stats"] for r in rows]
+    fast = [r[FLAGS.mode]["stats"] for r in rows]
     drafted = sum(s["drafted_tokens"] for s in fast)
     accepted = sum(s["accepted_tokens"] for s in fast)
     calls = sum(s["draft_calls"] for s in fast)
     return {
         "prompts": len(rows),
-        "same_replies": sum(r["off"]["output"] == r["prompt_lookup"]["output"] for r in rows),
+        "same_replies": sum(r["off"]["output"] == r[FLAGS.mode]["output"] for r in rows),
         "plain_tok_s": rate("off"),
-        "speculative_tok_s": rate("prompt_lookup"),
+        "speculative_tok_s": rate(FLAGS.mode),
         "acceptance": accepted / drafted if drafted else 0.0,
         "mean_accepted": accepted / calls if calls else 0.0,
         "speculation": sorted({s["speculation"] for s in fast}),
@@ -156,8 +183,9 @@ def summarize(rows: list[dict]) -> dict:
 
 
 def report(figures: dict) -> str:
+    source = "prompt lookup" if figures["mode"] == "prompt_lookup" else f"drafts of `{figures['draft_model']}`"
     lines = [
-        "# Speculative decoding: prompt lookup against plain decoding",
+        f"# Speculative decoding: {source} against plain decoding",
         "",
         f"`{figures['model']}`, {figures['threads']} threads, greedy, up to {FLAGS.max_new_tokens} new tokens, "
         f"each prompt both ways in alternating order; load average {figures['load_average']:.2f} at the end.",
@@ -178,9 +206,11 @@ def report(figures: dict) -> str:
 
 def main(argv: list[str]) -> None:
     del argv
+    if (FLAGS.mode == "draft") != bool(FLAGS.draft_model):
+        raise app.UsageError("--mode=draft and --draft_model go together (e.g. --draft_model=models/tiny_int4.pte)")
     figures = measure()
     publish(
-        "speculative",
+        "speculative" if FLAGS.mode == "prompt_lookup" else "speculative-draft",
         figures,
         report(figures),
         FLAGS.out,
