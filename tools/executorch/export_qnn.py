@@ -28,7 +28,7 @@ from tools.executorch.export.digest import sha256_of
 from tools.executorch.export.errors import ExportError
 from tools.executorch.export.op_counts import count_ops
 from tools.executorch.export.special_tokens import load_special_tokens
-from tools.executorch.qnn_recipe import calibration, npu_graph, quantizer
+from tools.executorch.qnn_recipe import calibration, quantized_graph, quantizer
 from tools.executorch.qnn_recipe.context_signatures import deterministic_context_signatures
 from tools.executorch.qnn_recipe.llm_config import qnn_llm_config
 
@@ -82,15 +82,9 @@ def check_scheme() -> None:
 
 
 def export_program(config, passages: list[list[int]]):
-    """Load, transform, export, quantize, lower: LLMEdgeManager's steps in order, our recipe handed in."""
-    manager = upstream.load_llama(config).source_transform(list(npu_graph.TRANSFORMS))
-    exported = manager.export()
-    exported.run_canonical_optimizations()
-    qnn_quantizer, _ = quantizer.make_quantizer(FLAGS.soc, FLAGS.quantize)
-    if FLAGS.quantize == "16a4w_block":
-        quantizer.set_block_sizes(qnn_quantizer, exported.pre_autograd_graph_module, FLAGS.group_size)
-    upstream.quantize_pt2e(exported, qnn_quantizer, calibration.passage_calibrator(passages))
-    return upstream.lower_to_qnn(exported, config)
+    """The quantized graph (qnn_recipe/quantized_graph.py), lowered to the HTP."""
+    quantized = quantized_graph.quantize(config, passages, FLAGS.soc, FLAGS.quantize, FLAGS.group_size)
+    return upstream.lower_to_qnn(quantized, config)
 
 
 def main(argv: list[str]) -> None:

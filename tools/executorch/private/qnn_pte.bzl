@@ -5,9 +5,10 @@ load("//tools/qnn:defs.bzl", "QnnSdkInfo")
 load("//tools/qnn:socs.bzl", "QNN_SOCS")
 load(":providers.bzl", "CalibrationSetInfo", "LlmCheckpointInfo")
 load(":pte_common.bzl", "LLM_COMMON_ATTRS", "check_llm_model", "declare_program", "llm_model_args", "llm_program_providers")
+load(":qnn_choices.bzl", QNN_CHOICES = "CHOICES")
 
-QNN_QUANTIZE_MODES = ["16a4w", "16a4w_block", "16a8w", "8a8w"]
-GROUP_SIZES = [32, 64, 128]
+QNN_QUANTIZE_MODES = QNN_CHOICES["quantize"]
+GROUP_SIZES = QNN_CHOICES["group_size"]
 
 def _check_attrs(ctx):
     attrs = ctx.attr

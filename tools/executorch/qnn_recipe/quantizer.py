@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-SCHEMES = ("16a4w", "16a4w_block", "16a8w", "8a8w")
-BLOCK_SIZES = (32, 64, 128)
+import os
+
+from tools.executorch.export.choices import read_choices
+
+# The rule's own list (a data dependency), beside this package as in the checkout.
+CHOICES = read_choices(
+    os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "private", "qnn_choices.bzl")
+)
+SCHEMES = tuple(CHOICES["quantize"])
+BLOCK_SIZES = tuple(CHOICES["group_size"])
 
 
 def make_quantizer(soc: str, scheme: str):

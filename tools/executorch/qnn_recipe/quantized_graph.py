@@ -1,0 +1,53 @@
+"""The NPU program's quantized graph in PyTorch, before it is lowered.
+
+export_qnn lowers exactly this graph to the HTP, so it is what the NPU
+computes, up to the HTP's own arithmetic: a recipe is measured on it without
+a simulator, and the simulator's program is checked against it
+(//tools/executorch/tests:qnn_graph_fidelity_test).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tools.executorch.export import upstream
+from tools.executorch.qnn_recipe import calibration, npu_graph, quantizer
+
+
+def quantize(config, passages: list[list[int]], soc: str, scheme: str, group_size: int):
+    """Load, transform, export, calibrate and convert: LLMEdgeManager's steps in order, our recipe handed in.
+
+    Returns the builder, whose pre_autograd_graph_module is the converted graph.
+    """
+    manager = upstream.load_llama(config).source_transform(list(npu_graph.TRANSFORMS))
+    exported = manager.export()
+    exported.run_canonical_optimizations()
+    qnn_quantizer, _ = quantizer.make_quantizer(soc, scheme)
+    if scheme == "16a4w_block":
+        quantizer.set_block_sizes(qnn_quantizer, exported.pre_autograd_graph_module, group_size)
+    return upstream.quantize_pt2e(exported, qnn_quantizer, calibration.passage_calibrator(passages))
+
+
+class QuantizedGraph:
+    """Runs a converted graph one token per call, as the NPU program does (max_seq_len 1)."""
+
+    def __init__(self, builder) -> None:
+        self._module = builder.pre_autograd_graph_module
+
+    def forward(self, token: int, position: int):
+        """The logits after `token` at KV-cache position `position`."""
+        import torch
+
+        with torch.no_grad():
+            logits = self._module(
+                torch.tensor([[token]], dtype=torch.long),
+                {"input_pos": torch.tensor([position], dtype=torch.long)},
+            )
+        return logits.reshape(-1)
+
+    def prefill(self, prompt: Sequence[int]):
+        """Feeds the prompt from position 0; the last token's logits."""
+        logits = None
+        for position, token in enumerate(prompt):
+            logits = self.forward(token, position)
+        return logits
