@@ -16,16 +16,22 @@ bos = [CLS], eos = [SEP].
 from __future__ import annotations
 
 import json
+import os
 
 from absl import app, flags
 
 from tools.executorch.export import errors, manifest
+from tools.executorch.export.choices import read_choices
 from tools.executorch.export.digest import sha256_of
 from tools.executorch.export.errors import ExportError
 from tools.executorch.export.op_counts import count_ops
 from tools.executorch.export.special_tokens import SpecialTokens
 
 FLAGS = flags.FLAGS
+# The rule's own list (a data dependency), beside this package as in the checkout.
+CHOICES = read_choices(
+    os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "private", "encoder_choices.bzl")
+)
 flags.DEFINE_string("config", None, "Hugging Face config.json of a BertModel.")
 flags.DEFINE_string("weights", None, "model.safetensors with the BertModel's weights.")
 flags.DEFINE_string("tokenizer", None, "tokenizer.json (WordPiece) the input ids refer to.")
@@ -35,10 +41,10 @@ flags.DEFINE_bool("normalize", True, "L2-normalise the pooled vector.")
 flags.DEFINE_enum(
     "quantize",
     "none",
-    ["none", "8da8w"],
+    CHOICES["quantize"],
     "none: fp32; 8da8w: int8 per-channel linear weights with int8 dynamic activations, int8 embedding tables.",
 )
-flags.DEFINE_enum("backend", "xnnpack", ["portable", "xnnpack"], "Where the graph runs.")
+flags.DEFINE_enum("backend", "xnnpack", CHOICES["backend"], "Where the graph runs.")
 flags.DEFINE_integer("max_seq_len", 256, "Longest input, in tokens including [CLS] and [SEP].")
 flags.DEFINE_string("out_pte", None, "Output .pte path.")
 flags.DEFINE_string("out_manifest", None, "Output manifest JSON path.")

@@ -1,10 +1,11 @@
 """encoder_pte: a sentence_encoder (BERT + pooling) as an ExecuTorch program."""
 
 load("//tools/executorch:program_rule_kit.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV", "declare_program", "label_text", "misplaced_attrs_error", "program_providers")
+load(":encoder_choices.bzl", ENCODER_CHOICES = "CHOICES")
 load(":sentence_encoder.bzl", "EncoderCheckpointInfo")
 
-ENCODER_QUANTIZE_MODES = ["none", "8da8w"]
-ENCODER_BACKENDS = ["portable", "xnnpack"]
+ENCODER_QUANTIZE_MODES = ENCODER_CHOICES["quantize"]
+ENCODER_BACKENDS = ENCODER_CHOICES["backend"]
 
 def _check_attrs(ctx):
     attrs = ctx.attr
