@@ -258,7 +258,7 @@ TEST(SpeculativeDecoding, ADraftModelsTokensAreCheckedLikeAnyDraft) {
     EXPECT_LT(fast.stats.forward_calls, plain.stats.forward_calls);
     // One draft step per draft token but the last of each call, plus one
     // call per verdict fed back.
-    EXPECT_GT(fast.stats.draft_model_calls, fast.stats.draft_calls);
+    EXPECT_GE(fast.stats.draft_model_calls, fast.stats.draft_calls);
   }
 }
 

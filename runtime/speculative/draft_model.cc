@@ -13,6 +13,21 @@ int64_t Argmax(const float* row, int64_t size) {
 
 DraftModelDrafter::DraftModelDrafter(LogitsModel* model) : model_(model) {
   cached_.reserve(static_cast<size_t>(model_->limits().max_context_len));
+  last_draft_.reserve(static_cast<size_t>(model_->limits().max_context_len));
+}
+
+void DraftModelDrafter::Adapt(const int64_t* history, int64_t size) {
+  // A history no longer than the draft's point is another conversation.
+  if (last_size_ < 0 || last_draft_.empty() || size <= last_size_) return;
+  int64_t kept = 0;
+  while (kept < static_cast<int64_t>(last_draft_.size()) &&
+         last_size_ + kept < size &&
+         history[last_size_ + kept] == last_draft_[kept]) {
+    ++kept;
+  }
+  length_ = kept == static_cast<int64_t>(last_draft_.size())
+                ? static_cast<int64_t>(last_draft_.size()) + 2
+                : kept + 1;
 }
 
 const float* DraftModelDrafter::Feed(const int64_t* tokens, int64_t count,
@@ -31,8 +46,12 @@ const float* DraftModelDrafter::Feed(const int64_t* tokens, int64_t count,
 int64_t DraftModelDrafter::Propose(const int64_t* history, int64_t size,
                                    int64_t max_tokens, int64_t* draft) {
   const ProgramLimits& limits = model_->limits();
+  Adapt(history, size);
+  last_draft_.clear();
+  last_size_ = -1;
   // The history and each draft token but the last must fit the draft's cache.
-  max_tokens = std::min(max_tokens, limits.max_context_len - size + 1);
+  max_tokens =
+      std::min({max_tokens, length_, limits.max_context_len - size + 1});
   if (!error_.empty() || max_tokens < 1 || size < 1) return 0;
   // Cache rows past the shared prefix hold a rejected draft or an older
   // turn: attention never reads past the position fed, so overwriting them
@@ -53,6 +72,8 @@ int64_t DraftModelDrafter::Propose(const int64_t* history, int64_t size,
     if (logits == nullptr) return 0;
     cached_.push_back(draft[i]);
   }
+  last_draft_.assign(draft, draft + max_tokens);
+  last_size_ = size;
   return max_tokens;
 }
 

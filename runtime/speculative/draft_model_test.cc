@@ -85,9 +85,12 @@ TEST(DraftModel, FeedsOnlyTheTargetsVerdictAfterAPartlyAcceptedDraft) {
   const std::vector<int64_t> next =
       Concat(history, {draft[0], draft[1], (draft[2] + 1) % 50});
   const int64_t fed_before = model.tokens_fed();
-  EXPECT_EQ(Propose(&drafter, next, 4), Fresh(next, 4));
-  // The correction, then three draft steps: the rest was in the cache.
-  EXPECT_EQ(model.tokens_fed() - fed_before, 1 + 3);
+  // Two kept: the next draft is one longer, 3 tokens.
+  EXPECT_EQ(drafter.length(), 1 << 20);
+  EXPECT_EQ(Propose(&drafter, next, 4), Fresh(next, 3));
+  EXPECT_EQ(drafter.length(), 3);
+  // The correction, then two draft steps: the rest was in the cache.
+  EXPECT_EQ(model.tokens_fed() - fed_before, 1 + 2);
 }
 
 TEST(DraftModel, ANewConversationStartsTheCacheAgain) {
@@ -97,11 +100,34 @@ TEST(DraftModel, ANewConversationStartsTheCacheAgain) {
   const std::vector<int64_t> other = {7, 8, 7, 8, 7};
   EXPECT_EQ(Propose(&drafter, other, 3), Fresh(other, 3));
   // The next turn of the same conversation reuses its whole prefix: the
-  // cache holds the 5 tokens, then drafts that the new turn replaces.
+  // cache holds the 5 tokens, then drafts that the new turn replaces. The
+  // turn went on with none of the draft, so the next draft is one token.
   const std::vector<int64_t> longer = Concat(other, {30, 31, 7});
   const int64_t fed_before = model.tokens_fed();
-  EXPECT_EQ(Propose(&drafter, longer, 3), Fresh(longer, 3));
-  EXPECT_EQ(model.tokens_fed() - fed_before, 3 + 2);
+  EXPECT_EQ(Propose(&drafter, longer, 3), Fresh(longer, 1));
+  EXPECT_EQ(model.tokens_fed() - fed_before, 3);
+}
+
+TEST(DraftModel, ItsLengthFollowsWhatTheTargetKept) {
+  FakeLogitsModel model(Limits(), 3);
+  DraftModelDrafter drafter(&model);
+  std::vector<int64_t> history = {4, 9, 4, 9, 4};
+  std::vector<int64_t> draft = Propose(&drafter, history, 6);
+  ASSERT_EQ(draft.size(), 6u);
+  // Rejected at once, twice: a one-token probe.
+  history.push_back((draft[0] + 1) % 50);
+  draft = Propose(&drafter, history, 6);
+  EXPECT_EQ(draft.size(), 1u);
+  history.push_back((draft[0] + 1) % 50);
+  draft = Propose(&drafter, history, 6);
+  EXPECT_EQ(draft.size(), 1u);
+  // Kept whole: two more each time, up to the caller's limit.
+  for (size_t expected : {3u, 5u, 6u, 6u}) {
+    history.insert(history.end(), draft.begin(), draft.end());
+    history.push_back(7);
+    draft = Propose(&drafter, history, 6);
+    ASSERT_EQ(draft.size(), expected) << "after " << history.size();
+  }
 }
 
 TEST(DraftModel, StopsAtTheDraftModelsContext) {

