@@ -49,6 +49,7 @@ def no_dependency_test(name, of, on, **kwargs):
       on: the label they must not reach.
       **kwargs: passed to the test (size, tags, ...).
     """
+
     # A query expression's labels are read from the root package, so a
     # label relative to this package is made absolute first.
     of = [_absolute(label) for label in of]
