@@ -4,28 +4,32 @@ Q4_1 stores each block of 32 as `w = d·q + m` with fp16 `d` and `m`.
 XNNPACK keeps block scales in bf16, so `offset_int4.asymmetric_blocks`
 rounds the scale to bf16 and refits the offset. The kernel arithmetic is
 then exact (offset_int4_test), but the weights are not Q4_1's to the bit.
-This prints, as one JSON record, how many scales survive unchanged and the
-RMS error of the rewritten weights against Q4_1's own rounding noise
-(`d/√12` per weight):
+This prints how many scales survive unchanged and the RMS error of the
+rewritten weights against Q4_1's own rounding noise (`d/√12` per weight);
+--record writes bench/results/q4_1_scale_rounding.json, the record
+docs/quantization.md's table comes from:
 
-    bazel run //tools/executorch/quantize:scale_rounding -- --record=$PWD/bench/results/q4_1_scale_rounding.json
+    bazel run //bench:scale_rounding -- --record
 """
 
 from __future__ import annotations
 
-import json
 import math
 import os
+import sys
 
 import gguf
 import numpy as np
 import torch
 from absl import app, flags
 
+from bench.record import command
+from bench.report import publish
 from tools.executorch.quantize import offset_int4
 
 _GGUF = flags.DEFINE_string("gguf", None, "a Q4_1 GGUF file", required=True)
-_RECORD = flags.DEFINE_string("record", None, "also write the record here (JSON)")
+_OUT = flags.DEFINE_string("out", "", "Output folder; default bench/out/<date>-q4_1_scale_rounding in the workspace.")
+_RECORD = flags.DEFINE_bool("record", False, "Also write bench/results/q4_1_scale_rounding.json.")
 
 GROUP = 32
 Q4_1_BLOCK_BYTES = 20  # fp16 d, fp16 m, 16 bytes of 4-bit levels
@@ -64,14 +68,28 @@ def measure(path: str) -> dict:
     }
 
 
+def report(measured: dict) -> str:
+    return (
+        "# q4_1_scale_rounding\n\n"
+        f"The int4 rewrite's bf16 block scales against {measured['gguf']}'s fp16 ones.\n\n"
+        "| Q4_1 blocks | scales unchanged | RMS error, of Q4_1's own rounding noise |\n"
+        "|---|---|---|\n"
+        f"| {measured['q4_1_blocks']:,} | {100 * measured['scales_unchanged']:.2f}% "
+        f"| {100 * measured['rms_error_vs_q4_1_rounding']:.2f}% |\n"
+    )
+
+
 def main(argv: list[str]) -> None:
     del argv
-    record = measure(_GGUF.value)
-    text = json.dumps(record, indent=2, sort_keys=True) + "\n"
-    print(text, end="")
-    if _RECORD.value:
-        with open(_RECORD.value, "w", encoding="utf-8") as f:
-            f.write(text)
+    measured = measure(_GGUF.value)
+    publish(
+        "q4_1_scale_rounding",
+        measured,
+        report(measured),
+        _OUT.value,
+        _RECORD.value,
+        command("//bench:scale_rounding", sys.argv[1:], drop=("gguf",)),
+    )
 
 
 if __name__ == "__main__":
