@@ -16,7 +16,8 @@ picks and orders columns by header, `rows=1-3` or `rows=2,5` picks rows
 (from 1), so a doc can show part of a table; quote a value with spaces.
 //tools/docs:results_tables_test regenerates every region and fails when a
 committed doc differs, so a doc cannot contradict a bench. Markers inside
-fenced code blocks are text, not regions.
+fenced code blocks are text, not regions. A date belongs to a record, so the
+test also refuses a date anywhere else in a doc (`stray_dates`).
 """
 
 from __future__ import annotations
@@ -131,6 +132,25 @@ def regions(text: str, doc: str) -> list[tuple[Marker, int, int]]:
     if opened is not None:
         raise ResultsTablesError(f"{doc}:{opened[1] + 1}: {opened[0].text}: not closed; add {_CLOSE} after it")
     return found
+
+
+_DATE = re.compile(r"\b(19|20)\d\d-[01]\d-[0-3]\d\b")
+
+
+def stray_dates(text: str, doc: str) -> list[str]:
+    """Each line outside the results regions that holds a date, as `doc:line: text`.
+
+    A doc describes the software as it is; when something was measured is
+    the record's to say, once, in the line a region ends with.
+    """
+    inside: set[int] = set()
+    for _, start, end in regions(text, doc):
+        inside.update(range(start, end + 1))
+    return [
+        f"{doc}:{index + 1}: {line.strip()}"
+        for index, line in enumerate(text.splitlines())
+        if index not in inside and _DATE.search(line)
+    ]
 
 
 def _row(cells: list[str]) -> str:

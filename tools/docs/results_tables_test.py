@@ -7,7 +7,7 @@ import os
 import tempfile
 import unittest
 
-from tools.docs.results_tables import UPDATE, ResultsTablesError, docs, regenerate, regions
+from tools.docs.results_tables import UPDATE, ResultsTablesError, docs, regenerate, regions, stray_dates
 from tools.python.runfile import workspace_dir
 
 
@@ -30,6 +30,10 @@ class CommittedDocsTest(unittest.TestCase):
                 self.assertEqual(
                     regenerate(text, doc, self.workspace), text, f"{doc} differs from its records: {UPDATE}"
                 )
+
+    def test_dates_only_in_records(self) -> None:
+        found = [line for doc in self.docs for line in stray_dates(self.read(doc), doc)]
+        self.assertEqual(found, [], "a doc names no dates: its records do (move the figures into a results region)")
 
     def test_markers_are_well_formed_and_a_doc_without_any_is_unchanged(self) -> None:
         for doc in self.docs:
@@ -89,6 +93,14 @@ class RegenerateTest(unittest.TestCase):
             "Record: [bench/results/peers-x.json](../bench/results/peers-x.json) (M, 2 cores, D).\n"
             "<!-- /results -->\nafter\n",
         )
+
+    def test_a_date_outside_a_region_is_stray(self) -> None:
+        text = (
+            "# X\n\nMeasured on 2026-11-30:\n"
+            "<!-- results: bench/results/peers-x.json table=1 -->\nRecord: (M, 2026-12-02).\n<!-- /results -->\n"
+            "`bench/out/<date>-x` and 2026-1-2 are not dates.\n"
+        )
+        self.assertEqual(stray_dates(text, "docs/x.md"), ["docs/x.md:3: Measured on 2026-11-30:"])
 
     def test_the_link_is_relative_to_the_doc(self) -> None:
         filled = self.fill("<!-- results: bench/results/peers-x.json table=1 -->", doc="README.md")
