@@ -1,24 +1,35 @@
 """Embedding speed of the C++ embedder: ms per query and per passage, fp32 and int8, 1 and 2 threads.
 
-    bazel run //bench:embedder [-- --rounds=3]
+    bazel run //bench:embedder [-- --rounds=3] [-- --record]
 
 Queries are short questions (the `ask` path: one query per question);
 passages are 100 paragraphs of Pride and Prejudice, cut at 256 tokens (the
 index-building path). Each cell is the median over rounds of //rag/runtime:embed's
-median ms per embed, in fresh processes. Prints a Markdown table.
+median ms per embed, in fresh processes. Prints a Markdown table; --record
+writes bench/results/embedder.json, the record docs/rag.md's table comes
+from.
 """
 
 from __future__ import annotations
 
-import argparse
 import glob
 import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 
+from absl import app, flags
+
+from bench.record import command
+from bench.report import publish
 from tools.python.runfile import runfile, workspace_dir
+
+FLAGS = flags.FLAGS
+flags.DEFINE_integer("rounds", 3, "Fresh-process runs per cell; each cell is their median.", lower_bound=1)
+flags.DEFINE_string("out", "", "Output folder; default bench/out/<date>-embedder in the workspace.")
+flags.DEFINE_bool("record", False, "Also write bench/results/embedder.json, the record the docs' table comes from.")
 
 QUERIES = [
     "Who is Mr. Darcy?",
@@ -77,34 +88,47 @@ def embed_stats(pte: str, jsonl: str, threads: int, scratch: str) -> dict:
         return json.load(f)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
+def main(argv: list[str]) -> None:
+    del argv
     scratch = tempfile.mkdtemp()
     inputs = {"query": os.path.join(scratch, "queries.jsonl"), "passage": os.path.join(scratch, "passages.jsonl")}
     write_jsonl(inputs["query"], QUERIES)
     write_jsonl(inputs["passage"], passages(100))
 
-    print("| program | threads | query ms (p50) | passage ms (p50) | passage tokens/s | load ms | .pte MB |")
-    print("|---|---|---|---|---|---|---|")
+    lines = [
+        f"Median ms per embed over {FLAGS.rounds} fresh processes; {len(QUERIES)} short questions, "
+        "100 paragraphs of Pride and Prejudice cut at 256 tokens.",
+        "",
+        "| program | threads | query ms (p50) | passage ms (p50) | passage tokens/s | load ms | .pte MB |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    results = []
     for pte in ("minilm_l6_fp32", "minilm_l6_int8"):
         size_mb = os.path.getsize(runfile(f"models/{pte}.pte")) / 1e6
         for threads in (1, 2):
             cells = {}
             for kind, jsonl in inputs.items():
-                runs = [embed_stats(pte, jsonl, threads, scratch) for _ in range(args.rounds)]
+                runs = [embed_stats(pte, jsonl, threads, scratch) for _ in range(FLAGS.rounds)]
                 cells[kind] = {
                     "ms": statistics.median(r["ms_per_embed_p50"] for r in runs),
                     "tokens_per_s": statistics.median(r["tokens_per_s"] for r in runs),
                     "load_ms": statistics.median(r["load_ms"] for r in runs),
                 }
-            print(
+            results.append({"program": pte, "threads": threads, "pte_mb": size_mb, **cells})
+            lines.append(
                 f"| `{pte}` | {threads} | {cells['query']['ms']:.1f} | {cells['passage']['ms']:.1f} | "
-                f"{cells['passage']['tokens_per_s']:.0f} | {cells['query']['load_ms']:.0f} | {size_mb:.1f} |",
-                flush=True,
+                f"{cells['passage']['tokens_per_s']:.0f} | {cells['query']['load_ms']:.0f} | {size_mb:.1f} |"
             )
+            print(lines[-1], flush=True)
+    publish(
+        "embedder",
+        {"rows": results},
+        "# embedder\n\n" + "\n".join(lines) + "\n",
+        FLAGS.out,
+        FLAGS.record,
+        command("//bench:embedder", sys.argv[1:]),
+    )
 
 
 if __name__ == "__main__":
-    main()
+    app.run(main)
