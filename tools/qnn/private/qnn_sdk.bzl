@@ -15,6 +15,7 @@ written to `qairt.bzl`, which decides whether //tools/qnn puts the ABI adapter
 in front of the library (QAIRT >= 2.47 against ExecuTorch's 2.37 headers).
 """
 
+load("//tools/python:pip_wheel.bzl", "pip_wheel")
 load(":build_id.bzl", "parse_build_id")
 
 _BUILD = """\
@@ -83,47 +84,17 @@ QAIRT_VERSION = ({major}, {minor})
 QAIRT_SOURCE = "{source}"
 """
 
-def _cache_dir(rctx, sha256):
-    root = rctx.os.environ.get("XDG_CACHE_HOME") or (rctx.os.environ.get("HOME", "/tmp") + "/.cache")
-    return "{}/llm_ondevice/wheels/{}".format(root, sha256[:16])
-
 def _wheel_sdk(rctx):
-    cache = _cache_dir(rctx, rctx.attr.wheel_sha256)
-    wheel = rctx.execute(["sh", "-c", "ls {}/onnxruntime_qnn-*.whl 2>/dev/null".format(cache)]).stdout.strip()
-    if not wheel:
-        rctx.report_progress("Fetching onnxruntime-qnn {} (QNN host libraries)".format(rctx.attr.wheel_version))
-        rctx.file("requirement.txt", "onnxruntime-qnn=={} --hash=sha256:{}\n".format(rctx.attr.wheel_version, rctx.attr.wheel_sha256))
-        python = rctx.which("python3")
-        if python == None:
-            fail("qnn_sdk: python3 (with pip) is needed once to fetch onnxruntime-qnn.")
-        result = rctx.execute([
-            python,
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--no-deps",
-            "--only-binary=:all:",
-            "--require-hashes",
-            "--platform",
-            "manylinux_2_35_x86_64",
-            "--python-version",
-            "3.11",
-            "-d",
-            cache,
-            "-r",
-            "requirement.txt",
-        ], timeout = 900)
-        if result.return_code:
-            fail("qnn_sdk: pip download of onnxruntime-qnn=={} failed (needs PyPI once), or point --repo_env=QNN_SDK_ROOT at a QAIRT SDK:\n{}".format(
-                rctx.attr.wheel_version,
-                result.stderr[-3000:],
-            ))
-        wheel = rctx.execute(["sh", "-c", "ls {}/onnxruntime_qnn-*.whl".format(cache)]).stdout.strip()
-    actual = rctx.execute(["sha256sum", wheel]).stdout.split(" ")[0]
-    if actual != rctx.attr.wheel_sha256:
-        fail("qnn_sdk: {} has sha256 {}, expected {}. Delete it and fetch again.".format(wheel, actual, rctx.attr.wheel_sha256))
+    wheel = pip_wheel(
+        rctx,
+        rule = "qnn_sdk",
+        project = "onnxruntime-qnn",
+        version = rctx.attr.wheel_version,
+        sha256 = rctx.attr.wheel_sha256,
+        platform = "manylinux_2_35_x86_64",
+        python_version = "3.11",
+        fix = ", or point --repo_env=QNN_SDK_ROOT at a QAIRT SDK",
+    )
     target = "lib/x86_64-linux-clang"
     rctx.execute(["mkdir", "-p", target])
     result = rctx.execute([
