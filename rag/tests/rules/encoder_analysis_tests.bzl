@@ -1,7 +1,7 @@
 """Analysis-time checks of encoder_pte: bad attributes fail with a clear message (LLM-only attributes: analysis_tests.bzl)."""
 
 load("//rag:defs.bzl", "encoder_pte")
-load("//tools/testing:expect_failure.bzl", "expect_failure_test")
+load("//tools/testing:expect_failure.bzl", "expect_failure_cases")
 
 # name -> (encoder_pte attributes, expected substring of the error)
 _CASES = {
@@ -26,18 +26,4 @@ def encoder_pte_analysis_test_suite(name, model):
       name: name of the test_suite that groups the cases.
       model: sentence_encoder label the subjects export (never built).
     """
-    tests = []
-    for case, (attrs, message) in _CASES.items():
-        encoder_pte(
-            name = case + "_subject",
-            model = model,
-            tags = ["manual"],
-            **attrs
-        )
-        expect_failure_test(
-            name = case + "_test",
-            target_under_test = ":" + case + "_subject",
-            message = message,
-        )
-        tests.append(":" + case + "_test")
-    native.test_suite(name = name, tests = tests)
+    native.test_suite(name = name, tests = expect_failure_cases(encoder_pte, _CASES, model = model))

@@ -10,7 +10,7 @@ load("@bazel_skylib//lib:unittest.bzl", "asserts", "unittest")
 load("//tools/executorch:defs.bzl", "executorch_pte")
 load("//tools/executorch/private:pte_common.bzl", "misplaced_attrs_error")
 load("//tools/executorch/private:recipes.bzl", "RECIPES", "expand_recipe")
-load("//tools/testing:expect_failure.bzl", "expect_failure_test")
+load("//tools/testing:expect_failure.bzl", "expect_failure_cases", "expect_failure_test")
 
 # name -> (executorch_pte attributes, expected substring of the error)
 _CASES = {
@@ -165,17 +165,5 @@ def executorch_pte_analysis_test_suite(name, model, encoder):
         message = "is a sentence_encoder; export it with encoder_pte",
     )
     tests.append(":encoder_model_test")
-    for case, (attrs, message) in _CASES.items():
-        executorch_pte(
-            name = case + "_subject",
-            model = model,
-            tags = ["manual"],
-            **attrs
-        )
-        expect_failure_test(
-            name = case + "_test",
-            target_under_test = ":" + case + "_subject",
-            message = message,
-        )
-        tests.append(":" + case + "_test")
+    tests += expect_failure_cases(executorch_pte, _CASES, model = model)
     native.test_suite(name = name, tests = tests)
