@@ -77,7 +77,7 @@ def problems(doc: str, text: str, size_of) -> list[str]:
                 sizes[name] = size / 1e6
         if len(sizes) != len(names) or not sizes:
             continue
-        low, high = _SIZE.match(cell).group(1), _SIZE.match(cell).group(2)
+        low, high = _SIZE.match(cell).groups()
         smallest, largest = min(sizes, key=sizes.get), max(sizes, key=sizes.get)
         if high is None and not all(_rounds_to(mb, low) for mb in sizes.values()):
             found.append(f"{where}: the programs are {', '.join(f'{n} {mb:.2f} MB' for n, mb in sizes.items())}")
