@@ -191,7 +191,7 @@ def export_program(config, clock):
         upstream.lower(
             manager,
             exported,
-            [get_xnnpack_partitioner(dynamic_quant_only_partitioner=False)],
+            get_xnnpack_partitioner(dynamic_quant_only_partitioner=False),
             edge_passes=[infer_symbolic_view_sizes],
         )
     with clock.stage("to_executorch"):

@@ -9,7 +9,8 @@ reach through underscore names, because 1.5.1 exposes no other way to them:
   ExecuTorch's own source transforms for the configured backend applied.
 - `export_llama`: the whole stock pipeline, for recipes that are ExecuTorch's.
 - `export_once`, `lower`: LLMEdgeManager's export, canonical passes and
-  to_edge_transform_and_lower with one torch.export where it runs two.
+  to_edge_transform_and_lower with one trace where it runs two and one
+  decomposition where it runs four.
 - `lower_to_qnn`: to_edge, the QNN capture passes and QnnPartitioner, for a
   manager that is already quantized.
 - `soc_table`: the SoCs the QNN backend knows, with their HTP architecture.
@@ -25,6 +26,7 @@ builder's example input. An upgrade that breaks one fails there, by name.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 
@@ -46,12 +48,26 @@ def export_once(manager):
 
     LLMEdgeManager.export() keeps only the exported graph's module, and its
     to_edge_transform_and_lower() traces that module again: two traces and
-    two functionalizations of the whole model, a sixth of a SmolLM2 export.
-    The canonical passes are graph-module passes, so they run on the first
-    ExportedProgram's graph in place and `lower` takes it as it is; the .pte
-    is byte-identical (upstream_test and the exported programs' sha256).
+    two functionalizations of the whole model. Here the model is traced once,
+    and the graph stays in torch.export's training IR: `lower`'s one
+    decomposition functionalizes it, so the builder's run_decompositions({})
+    (a retrace of its own) is not repeated either. The canonical passes are
+    graph-module passes and run on this graph in place. The .pte is
+    byte-identical to the builder's (upstream_test).
     """
-    exported = manager._export()
+    import torch
+    from torch.nn.attention import SDPBackend
+
+    # The builder's context: the math SDPA kernel traces, and no_grad drops
+    # training-only ops.
+    with torch.nn.attention.sdpa_kernel([SDPBackend.MATH]), torch.no_grad():
+        exported = torch.export.export(
+            manager.model,
+            manager.example_inputs,
+            kwargs=manager.example_kwarg_inputs,
+            dynamic_shapes=manager._get_dynamic_shape(),
+            strict=True,
+        )
     for canonical_pass in manager.canonical_passes:
         result = canonical_pass(exported.graph_module)
         if result.graph_module is not exported.graph_module:
@@ -60,22 +76,97 @@ def export_once(manager):
     return exported
 
 
-def lower(manager, exported, partitioners, edge_passes=()):
-    """LLMEdgeManager.to_edge_transform_and_lower on an ExportedProgram from `export_once`.
+def lower(manager, exported, partitioner, edge_passes=()):
+    """LLMEdgeManager.to_edge_transform_and_lower on an ExportedProgram from `export_once`, decomposing once.
 
-    `edge_passes` run on the edge-dialect graph before the partitioners see it.
+    ExecuTorch's to_edge_transform_and_lower retraces the whole graph three
+    times on its way to the edge dialect (_gen_edge_manager_for_partitioners):
+    run_decompositions({}) to functionalize; the default table minus the
+    partitioner's preserved ops; then the whole table, after the preserved
+    nodes the partitioner accepts are renamed out of its reach. Each retrace
+    costs about as much as torch.export itself. Here the second does the
+    first's work (every run_decompositions functionalizes), and the third runs
+    only when a node it would decompose is left, that is, when the
+    partitioner refused a preserved node; our graphs have none. The rest is
+    upstream's sequence: edge passes, XNNPACK lowering, the final check that
+    no preserved op was left undelegated.
+
+    `edge_passes` run on the edge-dialect graph before the partitioner sees
+    it. upstream_test checks the .pte against the builder's own pipeline,
+    byte for byte.
     """
-    from executorch.exir import to_edge_transform_and_lower
+    import torch
+    from executorch.exir.program import _program as exir
 
-    manager.edge_manager = to_edge_transform_and_lower(
-        exported,
-        transform_passes=list(edge_passes),
-        partitioner=partitioners,
-        compile_config=manager._get_edge_config(),
-        constant_methods=manager.metadata,
-        generate_etrecord=manager.generate_etrecord,
+    if manager.generate_etrecord:
+        raise RuntimeError("lower() records no ETRecord; use the builder's to_edge_transform_and_lower for one")
+    config = manager._get_edge_config()
+    program = exir._apply_pre_decomposition_transforms(exported, [partitioner])
+    keep, check_op_support = partitioner.ops_to_not_decompose(program)
+    if check_op_support is None:
+        raise RuntimeError(
+            f"{type(partitioner).__name__} preserves ops without a per-node check; lower() expects XNNPACK's"
+        )
+    keep = exir._remove_invalid_ops_for_not_decompose(keep)
+    table = exir._default_decomposition_table()
+    for op in keep:
+        table.pop(op, None)
+    program = program.run_decompositions(table)
+    preserved = list(exir._replace_aten_ops_with_transformed_ops("forward", program, {"forward": [partitioner]}) or ())
+    full_table = exir._default_decomposition_table()
+    # Every retrace emits sym_size for each symbolic size again, so a
+    # sym_size node says nothing about what is left to decompose.
+    if any(
+        node.op == "call_function" and node.target in full_table and node.target != torch.ops.aten.sym_size.int
+        for node in program.graph.nodes
+    ):
+        program = program.run_decompositions(full_table)
+    exir._restore_transformed_ops_to_aten_ops(program)
+
+    edge_program = exir._generate_edge_program(config, program, preserve_ops=preserved)
+    config._core_aten_ops_exception_list = list(set(config._core_aten_ops_exception_list) | set(preserved))
+    edge = exir.EdgeProgramManager({"forward": edge_program}, manager.metadata, config, preserved)
+    edge = edge.transform(list(edge_passes))
+    exir.lift_constant_tensor_pass(edge.exported_program())
+    with _without_to_backend_deprecation_warning():
+        edge = edge.to_backend({"forward": partitioner})
+
+    lowered = edge.exported_program()
+    left, check_op_support = partitioner.ops_to_not_decompose(lowered)
+    exir._sanity_check_graph_for_non_decomp_ops(
+        "forward",
+        lowered,
+        set(exir._remove_invalid_ops_for_not_decompose(left)),
+        check_op_support,
+        partitioner_name=type(partitioner).__name__,
+        generate_error=True,
     )
+    manager.edge_manager = edge
     return manager
+
+
+@contextlib.contextmanager
+def _without_to_backend_deprecation_warning():
+    """Drops XNNPACK's warning against to_edge() + to_backend() while `lower` partitions.
+
+    XnnpackPartitioner warns whenever no frame named to_edge_transform_and_lower
+    is on the stack, because to_edge() decomposes the ops it wants kept.
+    `lower` keeps them as to_edge_transform_and_lower does, so the warning
+    would be wrong in every build log.
+    """
+    import logging
+
+    from executorch.backends.xnnpack.partition import xnnpack_partitioner
+
+    def keep(record: logging.LogRecord) -> bool:
+        return "to_edge() + to_backend()" not in record.getMessage()
+
+    logger = logging.getLogger(xnnpack_partitioner.__name__)
+    logger.addFilter(keep)
+    try:
+        yield
+    finally:
+        logger.removeFilter(keep)
 
 
 def lower_to_qnn(exported, config):
