@@ -12,12 +12,18 @@ peak RSS, and under each stage the ExecuTorch steps its sampler saw. With
 --record it writes bench/results/export-profile-<program>.json, the record
 docs/build.md's table comes from. A profiled export always runs uncached, so
 the figures are this machine's, measured by that build.
+
+With --before=<profile> (the exporter's --profile_out, from another
+revision of the exporter, run on the same machine), the table gets that
+profile's seconds beside each row, so a change to the exporter is shown as
+one comparison on one machine.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 
 from absl import app, flags
@@ -32,6 +38,8 @@ flags.DEFINE_string(
     "",
     "The profile file; default bazel-bin/models/<program>.export_profile.json in the workspace.",
 )
+flags.DEFINE_string("before", "", "A profile of the same export by another revision, measured on this machine.")
+flags.DEFINE_string("before_name", "before", "Column header for --before's seconds, e.g. the revision it ran.")
 flags.DEFINE_string("out", "", "Output folder; default bench/out/<date>-export-profile-<program> in the workspace.")
 flags.DEFINE_bool("record", False, "Also write bench/results/export-profile-<program>.json.")
 
@@ -56,22 +64,57 @@ def load(path: str, program: str) -> dict:
     return profile
 
 
-def table(profile: dict, program: str) -> str:
-    """The profile as one markdown table, steps indented under their stage."""
-    total = float(profile["seconds"])
-    lines = [
-        f"Cold export of {program}: stage wall times, ExecuTorch steps sampled within them.",
-        "",
-        "| stage | s | share | peak RSS MB |",
-        "|---|---|---|---|",
-    ]
+def _rows(profile: dict) -> dict[tuple[str, str], float]:
+    """{(stage, step): seconds}, step "" for the stage itself, in the profile's order."""
+    rows = {}
     for stage in profile["stages"]:
-        share = f"{100 * stage['seconds'] / total:.1f}%" if total else ""
-        lines.append(f"| {stage['stage']} | {stage['seconds']:.1f} | {share} | {stage['peak_rss_mb']} |")
+        rows[(stage["stage"], "")] = float(stage["seconds"])
         for step, seconds in stage.get("steps", {}).items():
-            lines.append(f"| · {step} | {seconds:.1f} | | |")
-    lines.append(f"| **total** | **{total:.1f}** | 100% | {profile['peak_rss_mb']} |")
-    return "\n".join(lines) + "\n"
+            rows[(stage["stage"], step)] = float(seconds)
+    return rows
+
+
+def table(profile: dict, program: str, before: dict | None = None, before_name: str = "before") -> str:
+    """The profile as one markdown table, steps indented under their stage.
+
+    With `before`, a first column of that profile's seconds; a row that one
+    of the two profiles lacks shows "-" there (its sampler saw no time in it).
+    """
+    total = float(profile["seconds"])
+    peak = {stage["stage"]: stage["peak_rss_mb"] for stage in profile["stages"]}
+    after_rows = _rows(profile)
+    keys = list(after_rows)
+    if before is not None:
+        before_rows = _rows(before)
+        for key in before_rows:
+            if key not in after_rows:
+                # After its stage's last row, so steps stay under their stage.
+                last = max(i for i, k in enumerate(keys) if k[0] == key[0]) if key[0] in peak else len(keys) - 1
+                keys.insert(last + 1, key)
+    header = "| stage | s | share | peak RSS MB |"
+    rule = "|---|---|---|---|"
+    if before is not None:
+        header = f"| stage | {before_name} s | s | share | peak RSS MB |"
+        rule = "|---|---|---|---|---|"
+    lines = [f"Cold export of {program}: stage wall times, ExecuTorch steps sampled within them.", "", header, rule]
+    for stage, step in keys:
+        seconds = after_rows.get((stage, step))
+        cells = [f"{seconds:.1f}" if seconds is not None else "-"]
+        if step:
+            cells = [f"· {step}", *cells, "", ""]
+        else:
+            share = f"{100 * seconds / total:.1f}%" if total and seconds is not None else ""
+            cells = [stage, *cells, share, str(peak.get(stage, ""))]
+        if before is not None:
+            was = before_rows.get((stage, step))
+            cells.insert(1, f"{was:.1f}" if was is not None else "-")
+        lines.append("| " + " | ".join(cells) + " |")
+    totals = ["**total**", f"**{total:.1f}**", "100%", str(profile["peak_rss_mb"])]
+    if before is not None:
+        totals.insert(1, f"**{float(before['seconds']):.1f}**")
+    lines.append("| " + " | ".join(totals) + " |")
+    # Empty cells as "| |", as markdown tables print them elsewhere in the docs.
+    return "\n".join(re.sub(r"\|  (?=\|)", "| ", line) for line in lines) + "\n"
 
 
 def main(argv: list[str]) -> None:
@@ -79,17 +122,23 @@ def main(argv: list[str]) -> None:
     path = FLAGS.profile or in_workspace(f"bazel-bin/models/{FLAGS.program}.export_profile.json")
     try:
         profile = load(path, FLAGS.program)
+        before = load(FLAGS.before, FLAGS.program) if FLAGS.before else None
     except ProfileError as e:
         raise SystemExit(f"export_profile: {e}") from None
     name = f"export-profile-{FLAGS.program}"
-    markdown = f"# {name}\n\nBuilt with: `{BUILD.format(FLAGS.program)}`\n\n" + table(profile, FLAGS.program)
+    markdown = f"# {name}\n\nBuilt with: `{BUILD.format(FLAGS.program)}`\n\n" + table(
+        profile, FLAGS.program, before, FLAGS.before_name
+    )
+    results = {"program": FLAGS.program, "profile": profile}
+    if before is not None:
+        results["before"] = {"name": FLAGS.before_name, "profile": before}
     publish(
         name,
-        {"program": FLAGS.program, "profile": profile},
+        results,
         markdown,
         FLAGS.out,
         FLAGS.record,
-        command("//bench:export_profile", sys.argv[1:], drop=("profile",)),
+        command("//bench:export_profile", sys.argv[1:], drop=("profile", "before")),
     )
 
 

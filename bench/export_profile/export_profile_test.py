@@ -38,6 +38,34 @@ class TableTest(unittest.TestCase):
             ],
         )
 
+    def test_before_column_lines_up_rows_and_marks_the_missing(self):
+        before = {
+            "seconds": 260.0,
+            "peak_rss_mb": 3100,
+            "stages": [
+                {"stage": "load checkpoint", "seconds": 50.0, "peak_rss_mb": 900},
+                {
+                    "stage": "lower",
+                    "seconds": 210.0,
+                    "peak_rss_mb": 3100,
+                    "steps": {"decompositions": 60.0, "XNNPACK preprocess: passes": 100.0, "other": 50.0},
+                },
+            ],
+        }
+        rows = [line for line in table(PROFILE, "m", before, "r1").splitlines() if line.startswith("| ")]
+        self.assertEqual(
+            rows,
+            [
+                "| stage | r1 s | s | share | peak RSS MB |",
+                "| load checkpoint | 50.0 | 50.0 | 25.0% | 900 |",
+                "| lower | 210.0 | 150.0 | 75.0% | 3000 |",
+                "| · XNNPACK preprocess: passes | 100.0 | 100.0 | | |",
+                "| · other | 50.0 | 50.0 | | |",
+                "| · decompositions | 60.0 | - | | |",
+                "| **total** | **260.0** | **200.0** | 100% | 3000 |",
+            ],
+        )
+
     def test_missing_profile_names_the_build(self):
         with self.assertRaisesRegex(
             ProfileError, r"no profile at .*bazel build //models:m --//tools/executorch:profile"
