@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 
 from absl import app, flags
@@ -91,12 +90,13 @@ def table(profile: dict, program: str, before: dict | None = None, before_name: 
                 # After its stage's last row, so steps stay under their stage.
                 last = max(i for i, k in enumerate(keys) if k[0] == key[0]) if key[0] in peak else len(keys) - 1
                 keys.insert(last + 1, key)
-    header = "| stage | s | share | peak RSS MB |"
-    rule = "|---|---|---|---|"
-    if before is not None:
-        header = f"| stage | {before_name} s | s | share | peak RSS MB |"
-        rule = "|---|---|---|---|---|"
-    lines = [f"Cold export of {program}: stage wall times, ExecuTorch steps sampled within them.", "", header, rule]
+    columns = ["stage", *([f"{before_name} s"] if before is not None else []), "s", "share", "peak RSS MB"]
+    lines = [
+        f"Cold export of {program}: stage wall times, ExecuTorch steps sampled within them.",
+        "",
+        _line(columns),
+        _line(["---"] * len(columns)).replace(" ", ""),
+    ]
     for stage, step in keys:
         seconds = after_rows.get((stage, step))
         cells = [f"{seconds:.1f}" if seconds is not None else "-"]
@@ -108,13 +108,17 @@ def table(profile: dict, program: str, before: dict | None = None, before_name: 
         if before is not None:
             was = before_rows.get((stage, step))
             cells.insert(1, f"{was:.1f}" if was is not None else "-")
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(_line(cells))
     totals = ["**total**", f"**{total:.1f}**", "100%", str(profile["peak_rss_mb"])]
     if before is not None:
         totals.insert(1, f"**{float(before['seconds']):.1f}**")
-    lines.append("| " + " | ".join(totals) + " |")
-    # Empty cells as "| |", as markdown tables print them elsewhere in the docs.
-    return "\n".join(re.sub(r"\|  (?=\|)", "| ", line) for line in lines) + "\n"
+    lines.append(_line(totals))
+    return "\n".join(lines) + "\n"
+
+
+def _line(cells: list[str]) -> str:
+    """One markdown row; an empty cell prints as "| |", as in the docs' other tables."""
+    return "|" + "|".join(f" {cell} " if cell else " " for cell in cells) + "|"
 
 
 def main(argv: list[str]) -> None:
