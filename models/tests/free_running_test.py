@@ -8,15 +8,17 @@ under test fails when:
 - a reply collapses: it degenerates (a loop of a few tokens, or one token
   over and over) after leaving fp32's reply at a token fp32 ranks more
   than NEAR_TIE logits below its own choice;
-- more than NEAR_TIE_LOOPS replies degenerate after a near-tie fork, where
-  fp32 itself, put on the program's branch, does not loop (when it does,
-  the loop is the model's own and is only reported);
+- a reply degenerates after a near-tie fork where fp32 itself, put on the
+  program's branch, does not loop (when it does, the loop is the model's
+  own and is only reported);
 - it misses a factual answer that fp32 gives;
 - its replies share less than MIN_OVERLAP of fp32's tokens.
 
 Both programs are deterministic on one machine, so every figure here is
-exact for a given pair of .pte files; the thresholds leave room for other
-CPUs' float rounding, not for noise.
+exact for a given pair of .pte files on one CPU. XNNPACK picks its kernels
+by instruction set, though, and their rounding decides near-ties, so the
+same files can answer differently on an AVX2 host than on an AVX-512 one:
+a recipe passes only if its margins survive both.
 """
 
 from __future__ import annotations
@@ -33,20 +35,15 @@ from tools.executorch.testing import workspace_file
 
 PTE = os.environ.get("FREE_RUNNING_PTE", "llama_int4")
 REFERENCE = os.environ.get("FREE_RUNNING_REFERENCE", "llama_fp32_xnnpack")
-# Measured on the 20 prompts against llama_fp32_xnnpack (docs/quantization.md):
+# Fixed before the program it admits was measured, from the reference:
 # llama.cpp's Q4_1 file of the same weights shares 0.65 of its reply tokens
-# with fp32; llama_int4 0.55, the gap being its int8 per-token activations
-# (without them, in eager PyTorch: 0.75); ExecuTorch's symmetric 8da4w with
-# a 4-bit head 0.31.
-MIN_OVERLAP = float(os.environ.get("FREE_RUNNING_MIN_OVERLAP", "0.5"))
+# with fp32 on these prompts and loops on none.
+MIN_OVERLAP = 0.6
 # Logits of SmolLM2 span about 30 at the top; int8 activation rounding moves
 # them by a few tenths. "How can I save money each month?" opens with "To"
 # (31.12) over "1" (30.70) in fp32, and from "1" fp32 itself writes
 # "1. 1.1.1.1…".
 NEAR_TIE = 1.0
-# llama_int4 loops on one prompt of 20 after a near-tie fork (the autumn
-# poem: fp32's margin 0.25 at token 4), where llama.cpp loops on none.
-NEAR_TIE_LOOPS = 1
 
 
 # The gate's checks, run by test_gate. A control program (FREE_RUNNING_CONTROL=1,
@@ -113,7 +110,7 @@ class FreeRunningTest(unittest.TestCase):
                 near_tie_loops.append(verdict)
         print(f"loops after a near-tie fork: {near_tie_loops}", file=sys.stderr)
         self.assertEqual(collapsed, [], f"{PTE} collapses")
-        self.assertLessEqual(len(near_tie_loops), NEAR_TIE_LOOPS, f"{PTE} loops after near-ties: {near_tie_loops}")
+        self.assertEqual(near_tie_loops, [], f"{PTE} loops where fp32 on the same branch does not")
 
     def check_factual_answers(self):
         missed = [
