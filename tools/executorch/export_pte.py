@@ -162,38 +162,56 @@ def build_llm_config(params_path: str, checkpoint: str, metadata_json: str):
 def export_program(config, clock):
     """Runs ExecuTorch's llama pipeline; returns its LLMEdgeManager after saving the .pte.
 
-    ExecuTorch's own recipes run its whole pipeline. Ours adds source
+    The portable programs run ExecuTorch's whole pipeline. On XNNPACK,
+    every program is traced once and decomposed once (upstream.export_once
+    and upstream.lower), and ExecuTorch's own recipes keep its steps and
+    partitioners, so their bytes are export_llama's. Ours adds source
     transforms after ExecuTorch's (sdpa, embedding quantization): the
     linears' recipe and a rotary embedding XNNPACK lowers (xnnpack_graph/),
-    then torch.export, an edge pass that gives the attention's reshapes
-    sizes XNNPACK takes, and XNNPACK lowering with one partitioner: a
-    decoder layer is 3 delegate calls, with the same values. The stock
-    pipeline's two (dynamic-quant linears first, then the rest) would cut
-    every offset term into a delegate of its own, and each delegate call
-    costs microseconds per decoded token.
+    then an edge pass that gives the attention's reshapes sizes XNNPACK
+    takes, and XNNPACK lowering with one partitioner: a decoder layer is 3
+    delegate calls, with the same values. The stock pipeline's two
+    (dynamic-quant linears first, then the rest) would cut every offset term
+    into a delegate of its own, and each delegate call costs microseconds per
+    decoded token.
     """
     from executorch.extension.llm.export.partitioner_lib import get_xnnpack_partitioner
 
-    if FLAGS.quantize != "8da4w_asym":
+    if FLAGS.backend != "xnnpack":
         with clock.stage("ExecuTorch's export_llama"):
             return upstream.export_llama(config)
+    ours = FLAGS.quantize == "8da4w_asym"
     with clock.stage("load checkpoint, ExecuTorch transforms"):
         manager = upstream.load_llama(config)
-    with clock.stage("quantize (source transform)"):
-        manager = manager.source_transform(
-            [recipe.linear_transform(FLAGS.quantize, FLAGS.group_size, FLAGS.head_quantize), pair_rotation]
-        )
-        if FLAGS.logit_rows > 1:
-            manager = choose_rows(manager, FLAGS.logit_rows)
+    if ours:
+        with clock.stage("quantize (source transform)"):
+            manager = manager.source_transform(
+                [recipe.linear_transform(FLAGS.quantize, FLAGS.group_size, FLAGS.head_quantize), pair_rotation]
+            )
+            if FLAGS.logit_rows > 1:
+                manager = choose_rows(manager, FLAGS.logit_rows)
     with clock.stage("torch.export"):
         exported = upstream.export_once(manager)
     with clock.stage("to_edge, partition, lower"):
-        upstream.lower(
-            manager,
-            exported,
-            get_xnnpack_partitioner(dynamic_quant_only_partitioner=False),
-            edge_passes=[infer_symbolic_view_sizes],
-        )
+        if ours:
+            upstream.lower(
+                manager,
+                exported,
+                [get_xnnpack_partitioner(dynamic_quant_only_partitioner=False)],
+                edge_passes=[infer_symbolic_view_sizes],
+            )
+        else:
+            # ExecuTorch's own recipes keep its two partitioners, in its
+            # order: the program is the one its export_llama writes, byte
+            # for byte, with one decomposition instead of seven.
+            upstream.lower(
+                manager,
+                exported,
+                [
+                    get_xnnpack_partitioner(dynamic_quant_only_partitioner=True),
+                    get_xnnpack_partitioner(dynamic_quant_only_partitioner=False),
+                ],
+            )
     with clock.stage("to_executorch"):
         builder = manager.to_executorch(passes=[])
     with clock.stage("serialize, write"):

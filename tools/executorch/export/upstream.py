@@ -76,52 +76,55 @@ def export_once(manager):
     return exported
 
 
-def lower(manager, exported, partitioner, edge_passes=()):
+def lower(manager, exported, partitioners, edge_passes=()):
     """LLMEdgeManager.to_edge_transform_and_lower on an ExportedProgram from `export_once`, decomposing once.
 
     ExecuTorch's to_edge_transform_and_lower retraces the whole graph three
-    times on its way to the edge dialect (_gen_edge_manager_for_partitioners):
-    run_decompositions({}) to functionalize; the default table minus the
-    partitioner's preserved ops; then the whole table, after the preserved
-    nodes the partitioner accepts are renamed out of its reach. Each retrace
-    costs about as much as torch.export itself. Here the second does the
-    first's work (every run_decompositions functionalizes), and the third runs
-    only when a node it would decompose is left, that is, when the
-    partitioner refused a preserved node; our graphs have none. The rest is
-    upstream's sequence: edge passes, XNNPACK lowering, the final check that
-    no preserved op was left undelegated.
+    times per partitioner on its way to the edge dialect
+    (_gen_edge_manager_for_partitioners): run_decompositions({}) to
+    functionalize; for each partitioner, the default table minus the ops it
+    preserves, then the whole table after the preserved nodes it accepts are
+    renamed out of its reach. Each retrace costs about as much as
+    torch.export itself. Here the first partitioner's table does the
+    functionalization's work too (every run_decompositions functionalizes),
+    and any later retrace runs only when a node it would decompose is left:
+    for the whole table, when a partitioner refused a preserved node; for a
+    later partitioner's table, when an op the earlier ones kept is one it
+    does not. The rest is upstream's sequence: edge passes, lowering with
+    each partitioner in turn, the final check that no preserved op was left
+    undelegated.
 
-    `edge_passes` run on the edge-dialect graph before the partitioner sees
-    it. upstream_test checks the .pte against the builder's own pipeline,
-    byte for byte.
+    `partitioners` are applied in order, as in upstream's list. `edge_passes`
+    run on the edge-dialect graph before the partitioners see it.
+    upstream_test checks the .pte against the builder's own pipeline, byte
+    for byte, with one partitioner and with ExecuTorch's two.
     """
-    import torch
     from executorch.exir.program import _program as exir
 
     if manager.generate_etrecord:
         raise RuntimeError("lower() records no ETRecord; use the builder's to_edge_transform_and_lower for one")
     config = manager._get_edge_config()
-    program = exir._apply_pre_decomposition_transforms(exported, [partitioner])
-    keep, check_op_support = partitioner.ops_to_not_decompose(program)
-    if check_op_support is None:
-        raise RuntimeError(
-            f"{type(partitioner).__name__} preserves ops without a per-node check; lower() expects XNNPACK's"
+    program = exir._apply_pre_decomposition_transforms(exported, list(partitioners))
+    preserved = set()
+    for index, partitioner in enumerate(partitioners):
+        keep, check_op_support = partitioner.ops_to_not_decompose(program)
+        if check_op_support is None:
+            raise RuntimeError(
+                f"{type(partitioner).__name__} preserves ops without a per-node check; lower() expects XNNPACK's"
+            )
+        table = exir._default_decomposition_table()
+        for op in exir._remove_invalid_ops_for_not_decompose(keep):
+            table.pop(op, None)
+        if index == 0 or _has_ops_of(program, table):
+            program = program.run_decompositions(table)
+        preserved.update(
+            exir._replace_aten_ops_with_transformed_ops("forward", program, {"forward": [partitioner]}) or ()
         )
-    keep = exir._remove_invalid_ops_for_not_decompose(keep)
-    table = exir._default_decomposition_table()
-    for op in keep:
-        table.pop(op, None)
-    program = program.run_decompositions(table)
-    preserved = list(exir._replace_aten_ops_with_transformed_ops("forward", program, {"forward": [partitioner]}) or ())
-    full_table = exir._default_decomposition_table()
-    # Every retrace emits sym_size for each symbolic size again, so a
-    # sym_size node says nothing about what is left to decompose.
-    if any(
-        node.op == "call_function" and node.target in full_table and node.target != torch.ops.aten.sym_size.int
-        for node in program.graph.nodes
-    ):
-        program = program.run_decompositions(full_table)
-    exir._restore_transformed_ops_to_aten_ops(program)
+        full_table = exir._default_decomposition_table()
+        if _has_ops_of(program, full_table):
+            program = program.run_decompositions(full_table)
+        exir._restore_transformed_ops_to_aten_ops(program)
+    preserved = list(preserved)
 
     edge_program = exir._generate_edge_program(config, program, preserve_ops=preserved)
     config._core_aten_ops_exception_list = list(set(config._core_aten_ops_exception_list) | set(preserved))
@@ -129,20 +132,38 @@ def lower(manager, exported, partitioner, edge_passes=()):
     edge = edge.transform(list(edge_passes))
     exir.lift_constant_tensor_pass(edge.exported_program())
     with _without_to_backend_deprecation_warning():
-        edge = edge.to_backend({"forward": partitioner})
+        for partitioner in partitioners:
+            edge = edge.to_backend({"forward": partitioner})
 
     lowered = edge.exported_program()
-    left, check_op_support = partitioner.ops_to_not_decompose(lowered)
-    exir._sanity_check_graph_for_non_decomp_ops(
-        "forward",
-        lowered,
-        set(exir._remove_invalid_ops_for_not_decompose(left)),
-        check_op_support,
-        partitioner_name=type(partitioner).__name__,
-        generate_error=True,
-    )
+    kept = set()
+    for partitioner in partitioners:
+        left, check_op_support = partitioner.ops_to_not_decompose(lowered)
+        kept |= set(exir._remove_invalid_ops_for_not_decompose(left))
+        exir._sanity_check_graph_for_non_decomp_ops(
+            "forward",
+            lowered,
+            kept,
+            check_op_support,
+            partitioner_name=type(partitioner).__name__,
+            generate_error=True,
+        )
     manager.edge_manager = edge
     return manager
+
+
+def _has_ops_of(program, table) -> bool:
+    """Whether a node of `program` calls an op that `table` decomposes.
+
+    Every retrace emits sym_size for each symbolic size again, so a sym_size
+    node says nothing about what is left to decompose.
+    """
+    import torch
+
+    return any(
+        node.op == "call_function" and node.target in table and node.target != torch.ops.aten.sym_size.int
+        for node in program.graph.nodes
+    )
 
 
 @contextlib.contextmanager

@@ -34,7 +34,8 @@ def tiny_qnn_config():
     )
 
 
-def tiny_xnnpack_manager():
+def tiny_xnnpack_manager(stock: bool = False):
+    """The tiny model for XNNPACK with our int4 recipe, or with ExecuTorch's own 8da4w (`stock`)."""
     from executorch.extension.llm.export.config.llm_config import LlmConfig, ModelType
 
     config = LlmConfig()
@@ -49,14 +50,39 @@ def tiny_xnnpack_manager():
     config.export.max_context_length = MAX_CONTEXT_LEN
     config.backend.xnnpack.enabled = True
     config.backend.xnnpack.extended_ops = True
+    if stock:
+        config.quantization.qmode = "8da4w"
+        config.quantization.group_size = 32
     torch.manual_seed(0)
-    return upstream.load_llama(config).source_transform([recipe.linear_transform("8da4w_asym", 32, "8da8w")])
+    manager = upstream.load_llama(config)
+    if stock:
+        return manager
+    return manager.source_transform([recipe.linear_transform("8da4w_asym", 32, "8da8w")])
 
 
-def xnnpack_partitioner():
+def xnnpack_partitioner(dynamic_quant_only: bool = False):
     from executorch.extension.llm.export.partitioner_lib import get_xnnpack_partitioner
 
-    return get_xnnpack_partitioner(dynamic_quant_only_partitioner=False)
+    return get_xnnpack_partitioner(dynamic_quant_only_partitioner=dynamic_quant_only)
+
+
+def stock_partitioners():
+    """export_llama's XNNPACK partitioners, in its order."""
+    return [xnnpack_partitioner(dynamic_quant_only=True), xnnpack_partitioner()]
+
+
+def counting_decompositions():
+    """(a patch of ExportedProgram.run_decompositions, the node counts of the graphs it decomposes)."""
+    from torch.export import ExportedProgram
+
+    decomposed = []
+    decompose = ExportedProgram.run_decompositions
+
+    def counted(program, *args, **kwargs):
+        decomposed.append(len(program.graph.nodes))
+        return decompose(program, *args, **kwargs)
+
+    return mock.patch.object(ExportedProgram, "run_decompositions", counted), decomposed
 
 
 def exported_tiny(transforms=()):
@@ -103,26 +129,33 @@ class UpstreamTest(unittest.TestCase):
         self.assertIn(".pt2e_quantize(", inspect.getsource(export_llama_lib._to_edge_and_lower_llama))
 
     def test_export_once_and_lower_give_the_builders_program_decomposing_once(self):
-        from torch.export import ExportedProgram
-
         theirs = tiny_xnnpack_manager().export()
         theirs.run_canonical_optimizations()
         theirs = theirs.to_edge_transform_and_lower([xnnpack_partitioner()]).to_executorch(passes=[])
 
-        decomposed = []
-        decompose = ExportedProgram.run_decompositions
-
-        def counted(program, *args, **kwargs):
-            decomposed.append(len(program.graph.nodes))
-            return decompose(program, *args, **kwargs)
-
         ours = tiny_xnnpack_manager()
-        with mock.patch.object(ExportedProgram, "run_decompositions", counted):
-            ours = upstream.lower(ours, upstream.export_once(ours), xnnpack_partitioner())
+        patch, decomposed = counting_decompositions()
+        with patch:
+            ours = upstream.lower(ours, upstream.export_once(ours), [xnnpack_partitioner()])
         ours = ours.to_executorch(passes=[])
         self.assertEqual(ours.export_program.buffer, theirs.export_program.buffer)
         # XNNPACK's preprocess also decomposes its own few-node pattern graphs
         # (upsample, SDPA); the model's graph has hundreds of nodes.
+        self.assertEqual(len([n for n in decomposed if n > 100]), 1, decomposed)
+
+    def test_lower_gives_export_llamas_program_with_its_two_partitioners(self):
+        # ExecuTorch's own 8da4w, lowered as export_llama lowers it: its
+        # dynamic-quant partitioner first, then the rest.
+        theirs = tiny_xnnpack_manager(stock=True).export()
+        theirs.run_canonical_optimizations()
+        theirs = theirs.pt2e_quantize([]).to_edge_transform_and_lower(stock_partitioners()).to_executorch(passes=[])
+
+        ours = tiny_xnnpack_manager(stock=True)
+        patch, decomposed = counting_decompositions()
+        with patch:
+            ours = upstream.lower(ours, upstream.export_once(ours), stock_partitioners())
+        ours = ours.to_executorch(passes=[])
+        self.assertEqual(ours.export_program.buffer, theirs.export_program.buffer)
         self.assertEqual(len([n for n in decomposed if n > 100]), 1, decomposed)
 
     def test_soc_table_knows_the_default_soc(self):
