@@ -187,7 +187,9 @@ def render(marker: Marker, record: dict) -> list[str]:
         "|" + "---|" * len(picked),
         *(_row([row[i] if i < len(row) else "" for i in picked]) for row in rows),
         "",
-        f"Record: [{marker.record}]({link}) ({record['machine']}, {record['date']}).",
+        # The machine says where the figures hold; when is the record's
+        # own field, not the doc's.
+        f"Record: [{marker.record}]({link}) ({record['machine']}).",
     ]
 
 

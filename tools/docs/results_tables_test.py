@@ -90,7 +90,7 @@ class RegenerateTest(unittest.TestCase):
             self.fill(marker),
             f"# X\n\n{marker}\n"
             "| system | decode tok/s | TTFT ms |\n|---|---|---|\n| ours | 41.2 | 80 |\n| llama.cpp | 38.0 | 95 |\n\n"
-            "Record: [bench/results/peers-x.json](../bench/results/peers-x.json) (M, 2 cores, D).\n"
+            "Record: [bench/results/peers-x.json](../bench/results/peers-x.json) (M, 2 cores).\n"
             "<!-- /results -->\nafter\n",
         )
 
