@@ -192,26 +192,16 @@ def export_program(config, clock):
                 manager = choose_rows(manager, FLAGS.logit_rows)
     with clock.stage("torch.export"):
         exported = upstream.export_once(manager)
+    if ours:
+        partitioners = [get_xnnpack_partitioner(dynamic_quant_only_partitioner=False)]
+        edge_passes = [infer_symbolic_view_sizes]
+    else:
+        # ExecuTorch's own recipes keep its two partitioners, in its order:
+        # the program is the one its export_llama writes, byte for byte,
+        # with one decomposition instead of seven.
+        partitioners, edge_passes = upstream.stock_xnnpack_partitioners(), []
     with clock.stage("to_edge, partition, lower"):
-        if ours:
-            upstream.lower(
-                manager,
-                exported,
-                [get_xnnpack_partitioner(dynamic_quant_only_partitioner=False)],
-                edge_passes=[infer_symbolic_view_sizes],
-            )
-        else:
-            # ExecuTorch's own recipes keep its two partitioners, in its
-            # order: the program is the one its export_llama writes, byte
-            # for byte, with one decomposition instead of seven.
-            upstream.lower(
-                manager,
-                exported,
-                [
-                    get_xnnpack_partitioner(dynamic_quant_only_partitioner=True),
-                    get_xnnpack_partitioner(dynamic_quant_only_partitioner=False),
-                ],
-            )
+        upstream.lower(manager, exported, partitioners, edge_passes=edge_passes)
     with clock.stage("to_executorch"):
         builder = manager.to_executorch(passes=[])
     with clock.stage("serialize, write"):

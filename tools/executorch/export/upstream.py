@@ -8,6 +8,7 @@ reach through underscore names, because 1.5.1 exposes no other way to them:
 - `load_llama`: checkpoint + params.json -> an LLMEdgeManager with
   ExecuTorch's own source transforms for the configured backend applied.
 - `export_llama`: the whole stock pipeline, for recipes that are ExecuTorch's.
+- `stock_xnnpack_partitioners`: the partitioners export_llama lowers with.
 - `export_once`, `lower`: LLMEdgeManager's export, canonical passes and
   to_edge_transform_and_lower with one trace where it runs two and one
   decomposition where it runs four.
@@ -74,6 +75,16 @@ def export_once(manager):
             raise RuntimeError(f"{type(canonical_pass).__name__} replaced the graph module instead of editing it")
     exported.graph_module.recompile()
     return exported
+
+
+def stock_xnnpack_partitioners():
+    """export_llama's XNNPACK partitioners, in its order: dynamic-quant linears first, then the rest."""
+    from executorch.extension.llm.export.partitioner_lib import get_xnnpack_partitioner
+
+    return [
+        get_xnnpack_partitioner(dynamic_quant_only_partitioner=True),
+        get_xnnpack_partitioner(dynamic_quant_only_partitioner=False),
+    ]
 
 
 def lower(manager, exported, partitioners, edge_passes=()):

@@ -60,15 +60,10 @@ def tiny_xnnpack_manager(stock: bool = False):
     return manager.source_transform([recipe.linear_transform("8da4w_asym", 32, "8da8w")])
 
 
-def xnnpack_partitioner(dynamic_quant_only: bool = False):
+def xnnpack_partitioner():
     from executorch.extension.llm.export.partitioner_lib import get_xnnpack_partitioner
 
-    return get_xnnpack_partitioner(dynamic_quant_only_partitioner=dynamic_quant_only)
-
-
-def stock_partitioners():
-    """export_llama's XNNPACK partitioners, in its order."""
-    return [xnnpack_partitioner(dynamic_quant_only=True), xnnpack_partitioner()]
+    return get_xnnpack_partitioner(dynamic_quant_only_partitioner=False)
 
 
 def counting_decompositions():
@@ -148,12 +143,16 @@ class UpstreamTest(unittest.TestCase):
         # dynamic-quant partitioner first, then the rest.
         theirs = tiny_xnnpack_manager(stock=True).export()
         theirs.run_canonical_optimizations()
-        theirs = theirs.pt2e_quantize([]).to_edge_transform_and_lower(stock_partitioners()).to_executorch(passes=[])
+        theirs = (
+            theirs.pt2e_quantize([])
+            .to_edge_transform_and_lower(upstream.stock_xnnpack_partitioners())
+            .to_executorch(passes=[])
+        )
 
         ours = tiny_xnnpack_manager(stock=True)
         patch, decomposed = counting_decompositions()
         with patch:
-            ours = upstream.lower(ours, upstream.export_once(ours), stock_partitioners())
+            ours = upstream.lower(ours, upstream.export_once(ours), upstream.stock_xnnpack_partitioners())
         ours = ours.to_executorch(passes=[])
         self.assertEqual(ours.export_program.buffer, theirs.export_program.buffer)
         self.assertEqual(len([n for n in decomposed if n > 100]), 1, decomposed)
