@@ -22,6 +22,7 @@ from tools.executorch.export.special_tokens import load_special_tokens
 from tools.executorch.export.stage_clock import STEPS, NoClock, StageClock
 from tools.executorch.logit_rows.chosen_rows import choose_rows
 from tools.executorch.quantize import recipe
+from tools.executorch.xnnpack_graph.common_subexpressions import eliminate_common_subexpressions
 from tools.executorch.xnnpack_graph.inferred_views import infer_symbolic_view_sizes
 from tools.executorch.xnnpack_graph.pair_rotation import pair_rotation
 
@@ -168,9 +169,10 @@ def export_program(config, clock):
     partitioners, so their bytes are export_llama's. Ours adds source
     transforms after ExecuTorch's (sdpa, embedding quantization): the
     linears' recipe and a rotary embedding XNNPACK lowers (xnnpack_graph/),
-    then an edge pass that gives the attention's reshapes sizes XNNPACK
-    takes, and XNNPACK lowering with one partitioner: a decoder layer is 3
-    delegate calls, with the same values. The stock pipeline's two
+    then edge passes that give the attention's reshapes sizes XNNPACK takes
+    and compute once what q, k and v (gate and up) each repeat, and XNNPACK
+    lowering with one partitioner: a decoder layer is 3 delegate calls, with
+    the same values. The stock pipeline's two
     (dynamic-quant linears first, then the rest) would cut every offset term
     into a delegate of its own, and each delegate call costs microseconds per
     decoded token.
@@ -194,7 +196,7 @@ def export_program(config, clock):
         exported = upstream.export_once(manager)
     if ours:
         partitioners = [get_xnnpack_partitioner(dynamic_quant_only_partitioner=False)]
-        edge_passes = [infer_symbolic_view_sizes]
+        edge_passes = [infer_symbolic_view_sizes, eliminate_common_subexpressions]
     else:
         # ExecuTorch's own recipes keep its two partitioners, in its order:
         # the program is the one its export_llama writes, byte for byte,
