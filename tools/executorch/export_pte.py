@@ -18,10 +18,12 @@ from tools.executorch.export.digest import sha256_of
 from tools.executorch.export.errors import ExportError
 from tools.executorch.export.manifest import ffn_hidden_dim
 from tools.executorch.export.op_counts import count_ops
+from tools.executorch.export.passages import load_passages
 from tools.executorch.export.special_tokens import load_special_tokens
 from tools.executorch.export.stage_clock import STEPS, NoClock, StageClock
 from tools.executorch.logit_rows.chosen_rows import choose_rows
 from tools.executorch.quantize import recipe
+from tools.executorch.quantize.outlier_channels import choose_channel_sets, measure_input_peaks
 from tools.executorch.xnnpack_graph.common_subexpressions import eliminate_common_subexpressions
 from tools.executorch.xnnpack_graph.inferred_views import infer_symbolic_view_sizes
 from tools.executorch.xnnpack_graph.pair_rotation import pair_rotation
@@ -50,6 +52,15 @@ flags.DEFINE_integer(
     "Above 1, forward takes a third input naming up to this many positions to return logits for "
     "(logit_rows/chosen_rows.py): the runtime verifies speculative drafts in one call.",
 )
+flags.DEFINE_integer(
+    "outlier_channels",
+    0,
+    "With 8da4w_asym: the channels of each quantized linear's input with the largest calibration peaks "
+    "(all but the attention's output projection), kept out of the int8 activations and computed in fp32 "
+    "(quantize/outlier_channels.py); 0 for none.",
+)
+flags.DEFINE_string("calibration", "", "calibration_set JSON (token ids of text passages), for outlier_channels.")
+flags.DEFINE_integer("calibration_passages", 64, "How many of its passages to measure activation peaks on.")
 flags.DEFINE_bool("hqq", False, "Search 4-bit scales with HQQ (slower export, sometimes lower error).")
 flags.DEFINE_string("out_pte", None, "Output .pte path.")
 flags.DEFINE_string("out_manifest", None, "Output manifest JSON path.")
@@ -109,6 +120,15 @@ def check_config(params: dict) -> list[str]:
         raise ExportError(
             f"head_quantize={FLAGS.head_quantize!r} is not one of {[m for m in CHOICES['head_quantize'] if m]}"
         )
+    if FLAGS.outlier_channels < 0:
+        raise ExportError(f"outlier_channels={FLAGS.outlier_channels} must be 0 (none) or more")
+    if FLAGS.outlier_channels and FLAGS.quantize != "8da4w_asym":
+        raise ExportError(f"outlier_channels={FLAGS.outlier_channels} needs quantize='8da4w_asym'; drop it or switch")
+    if FLAGS.outlier_channels and not FLAGS.calibration:
+        raise ExportError(
+            f"outlier_channels={FLAGS.outlier_channels} picks channels on calibration text: give calibration = "
+            "a calibration_set of this model"
+        )
     if FLAGS.quantize == "8da4w_asym" and (FLAGS.backend != "xnnpack" or FLAGS.hqq):
         raise ExportError(
             "quantize='8da4w_asym' runs on XNNPACK's kernels and chooses its own scales: "
@@ -160,35 +180,66 @@ def build_llm_config(params_path: str, checkpoint: str, metadata_json: str):
     return config
 
 
-def export_program(config, clock):
-    """Runs ExecuTorch's llama pipeline; returns its LLMEdgeManager after saving the .pte.
+# The attention's output projection reads softmax-weighted values, whose
+# largest channel changes from token to token: no channel stays an outlier,
+# and fixed ones buy nothing there (docs/quantization.md).
+NO_FIXED_OUTLIERS = ".attention.wo"
+
+
+def calibrated_outliers(model, passages: list[list[int]]) -> list:
+    """Each input's outlier channels and the linears that read it, from peaks on the calibration passages.
+
+    Each passage runs from position 0 in chunks of max_seq_len, as a prompt
+    would; the model is the fp32 one, before the source transform.
+    """
+    import torch
+
+    def run() -> None:
+        for passage in passages:
+            for start in range(0, min(len(passage), FLAGS.max_context_len), FLAGS.max_seq_len):
+                chunk = passage[start : start + FLAGS.max_seq_len]
+                model(torch.tensor([chunk], dtype=torch.long), {"input_pos": torch.tensor([start], dtype=torch.long)})
+
+    sets = choose_channel_sets(measure_input_peaks(model, run), FLAGS.outlier_channels)
+    return [(names, channels) for names, channels in sets if not any(n.endswith(NO_FIXED_OUTLIERS) for n in names)]
+
+
+def export_program(config, clock, passages: list[list[int]]):
+    """Runs ExecuTorch's llama pipeline; returns its LLMEdgeManager after saving the .pte, and the outlier sets.
 
     The portable programs run ExecuTorch's whole pipeline. On XNNPACK,
     every program is traced once and decomposed once (upstream.export_once
     and upstream.lower), and ExecuTorch's own recipes keep its steps and
-    partitioners, so their bytes are export_llama's. Ours adds source
-    transforms after ExecuTorch's (sdpa, embedding quantization): the
+    partitioners, so their bytes are export_llama's. Ours measures each
+    linear's input on the calibration passages (outlier channels), then adds
+    source transforms after ExecuTorch's (sdpa, embedding quantization): the
     linears' recipe and a rotary embedding XNNPACK lowers (xnnpack_graph/),
     then edge passes that give the attention's reshapes sizes XNNPACK takes
     and compute once what q, k and v (gate and up) each repeat, and XNNPACK
     lowering with one partitioner: a decoder layer is 3 delegate calls, with
-    the same values. The stock pipeline's two
-    (dynamic-quant linears first, then the rest) would cut every offset term
-    into a delegate of its own, and each delegate call costs microseconds per
-    decoded token.
+    the same values. The stock pipeline's two (dynamic-quant linears first,
+    then the rest) would cut every offset term into a delegate of its own,
+    and each delegate call costs microseconds per decoded token.
     """
     from executorch.extension.llm.export.partitioner_lib import get_xnnpack_partitioner
 
     if FLAGS.backend != "xnnpack":
         with clock.stage("ExecuTorch's export_llama"):
-            return upstream.export_llama(config)
+            return upstream.export_llama(config), []
     ours = FLAGS.quantize == "8da4w_asym"
+    outliers = []
     with clock.stage("load checkpoint, ExecuTorch transforms"):
         manager = upstream.load_llama(config)
     if ours:
+        if FLAGS.outlier_channels:
+            with clock.stage("calibrate (outlier channels)"):
+                outliers = calibrated_outliers(manager.model, passages)
         with clock.stage("quantize (source transform)"):
             manager = manager.source_transform(
-                [recipe.linear_transform(FLAGS.quantize, FLAGS.group_size, FLAGS.head_quantize), pair_rotation]
+                [
+                    recipe.linear_transform(FLAGS.quantize, FLAGS.group_size, FLAGS.head_quantize, outliers),
+                    pair_rotation,
+                ]
             )
             if FLAGS.logit_rows > 1:
                 manager = choose_rows(manager, FLAGS.logit_rows)
@@ -208,7 +259,7 @@ def export_program(config, clock):
         builder = manager.to_executorch(passes=[])
     with clock.stage("serialize, write"):
         builder.save_to_pte(config.export.output_name)
-    return builder
+    return builder, outliers
 
 
 def main(argv: list[str]) -> None:
@@ -222,6 +273,10 @@ def main(argv: list[str]) -> None:
         params = manifest.read_params(FLAGS.params)
         unquantized = check_config(params)
         tokens = load_special_tokens(FLAGS.tokenizer, FLAGS.tokenizer_config)
+        passages = []
+        if FLAGS.outlier_channels:
+            errors.require_files([("calibration", FLAGS.calibration)], "build the calibration_set first")
+            _, passages = load_passages(FLAGS.calibration, FLAGS.tokenizer, FLAGS.calibration_passages)
     except ExportError as e:
         errors.fail("export_pte", e)
 
@@ -234,7 +289,7 @@ def main(argv: list[str]) -> None:
     # The runner reads these back from the .pte (get_bos_id, get_eos_ids ...).
     config = build_llm_config(FLAGS.params, FLAGS.checkpoint, tokens.runtime_metadata(FLAGS.logit_rows))
     config.export.output_name = os.path.abspath(FLAGS.out_pte)
-    builder = export_program(config, clock)
+    builder, outliers = export_program(config, clock, passages)
     with clock.stage("manifest"):
         ops = count_ops(builder.edge_manager.exported_program())
         pte_manifest = manifest_pb2.PteManifest(
@@ -253,6 +308,11 @@ def main(argv: list[str]) -> None:
                 hqq=FLAGS.hqq,
                 head_quantize=FLAGS.head_quantize or None,
                 logit_rows=FLAGS.logit_rows if FLAGS.logit_rows > 1 else None,
+                outlier_channels=FLAGS.outlier_channels or None,
+                calibration_sha256=sha256_of(FLAGS.calibration) if FLAGS.outlier_channels else None,
+                outlier_channel_sets=[
+                    manifest_pb2.OutlierChannelSet(linears=names, channels=channels) for names, channels in outliers
+                ],
                 dtype="fp32",
                 unquantized_linears=unquantized,
             ),

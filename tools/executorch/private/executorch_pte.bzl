@@ -5,11 +5,16 @@ instead of Bazel's "no such attribute" (encoder_pte does the same, in
 //rag/private:encoder_pte.bzl)."""
 
 load("//tokenizer:defs.bzl", "compiled_tokenizer")
+load(":calibration_set.bzl", "calibration_set")
 load(":llm_chat.bzl", "llm_chat")
 load(":llm_pte.bzl", "llm_pte")
 load(":pte_common.bzl", "misplaced_attrs_error")
 load(":qnn_pte.bzl", _qnn_pte_rule = "qnn_pte")
 load(":recipes.bzl", "expand_recipe")
+
+# The first chapters of Sense and Sensibility (public domain): the calibration text of a
+# CPU program that needs one and names none.
+DEFAULT_CALIBRATION_TEXT = Label("//tools/executorch/quantize:calibration_text.txt")
 
 def qnn_pte(name, **kwargs):
     """qnn_pte with the QNN SDK attached (//tools/qnn:sdk unless given).
@@ -37,7 +42,8 @@ def executorch_pte(name, recipe = None, **kwargs):
     (private/recipes.bzl, listed in docs/rules_reference.md#recipes). Without
     one, `backend`, `quantize`, `group_size`, `head_quantize` and
     `embedding_quantize` are set one by one (default: fp32 on portable
-    kernels). Attributes of the other family (soc on XNNPACK, hqq on QNN)
+    kernels). A program with `outlier_channels` and no `calibration` gets
+    `<name>_calibration`, passages of DEFAULT_CALIBRATION_TEXT. Attributes of the other family (soc on XNNPACK, hqq on QNN)
     fail here with the fix, instead of as an unknown attribute. A CPU
     program also gets `<name>_chat` (llm_chat): `bazel run :<name>_chat --
     --prompt=...`.
@@ -58,6 +64,19 @@ def executorch_pte(name, recipe = None, **kwargs):
     if backend == "qnn":
         qnn_pte(name = name, **kwargs)
         return
+    if kwargs.get("outlier_channels") and "calibration" not in kwargs:
+        # Outlier channels are chosen on text the program is never scored on.
+        calibration_set(
+            name = name + "_calibration",
+            model = kwargs["model"],
+            text = DEFAULT_CALIBRATION_TEXT,
+            max_tokens = 64,
+            passages = kwargs.get("calibration_passages", 64),
+            tags = kwargs.get("tags"),
+            testonly = kwargs.get("testonly"),
+            visibility = ["//visibility:private"],
+        )
+        kwargs["calibration"] = ":" + name + "_calibration"
     llm_pte(name = name, backend = backend, **kwargs)
 
     # Built only when asked for (manual): it links the C++ runtime.

@@ -2,7 +2,7 @@
 
 load("//tools/python:action_env.bzl", "PYTHON_ACTION_ENV")
 load(":choices.bzl", "CHOICES")
-load(":providers.bzl", "LlmCheckpointInfo")
+load(":providers.bzl", "CalibrationSetInfo", "LlmCheckpointInfo")
 load(":pte_common.bzl", "LLM_COMMON_ATTRS", "PROFILE_ATTRS", "check_llm_model", "declare_program", "export_profile", "llm_model_args", "llm_program_providers")
 
 QUANTIZE_MODES = CHOICES["quantize"]
@@ -44,6 +44,14 @@ def _check_attrs(ctx):
         fail("executorch_pte {}: logit_rows = {} must be in 1..max_seq_len ({})".format(ctx.label, attrs.logit_rows, attrs.max_seq_len))
     if attrs.logit_rows > 1 and attrs.quantize != "8da4w_asym":
         fail("executorch_pte {}: logit_rows needs recipe = \"int4\" (quantize = \"8da4w_asym\"); drop it or switch".format(ctx.label))
+    if attrs.outlier_channels < 0:
+        fail("executorch_pte {}: outlier_channels = {} must be 0 (none) or more".format(ctx.label, attrs.outlier_channels))
+    if attrs.outlier_channels and attrs.quantize != "8da4w_asym":
+        fail("executorch_pte {}: outlier_channels needs quantize = \"8da4w_asym\" (recipe = \"int4\"); drop it or switch".format(ctx.label))
+    if attrs.outlier_channels and not attrs.calibration:
+        fail("executorch_pte {}: outlier_channels picks channels on calibration text: set calibration = a calibration_set of this model (executorch_pte makes one when it is left out)".format(ctx.label))
+    if attrs.calibration and not attrs.outlier_channels:
+        fail("executorch_pte {}: calibration is used only with outlier_channels on this backend; drop it".format(ctx.label))
     if attrs.quantize == "int4_weight_only":
         # executorch 1.5.1: XNNPACK keeps fp32 weights and returns wrong
         # logits; portable kernels reject the int8 weights at run time.
@@ -67,6 +75,13 @@ def _llm_pte_impl(ctx):
         args.add("--head_quantize", ctx.attr.head_quantize)
     if ctx.attr.logit_rows > 1:
         args.add("--logit_rows", ctx.attr.logit_rows)
+    inputs = [model.checkpoint, model.params, model.tokenizer, model.tokenizer_config]
+    if ctx.attr.outlier_channels:
+        calibration = ctx.attr.calibration[CalibrationSetInfo]
+        args.add("--outlier_channels", ctx.attr.outlier_channels)
+        args.add("--calibration", calibration.file)
+        args.add("--calibration_passages", ctx.attr.calibration_passages)
+        inputs.append(calibration.file)
     args.add("--out_pte", pte)
     args.add("--out_manifest", manifest)
     profile, requirements, output_groups = export_profile(ctx, args)
@@ -74,7 +89,7 @@ def _llm_pte_impl(ctx):
     ctx.actions.run(
         executable = ctx.executable._exporter,
         arguments = [args],
-        inputs = [model.checkpoint, model.params, model.tokenizer, model.tokenizer_config],
+        inputs = inputs,
         outputs = [pte, manifest] + profile,
         env = PYTHON_ACTION_ENV,
         execution_requirements = requirements,
@@ -111,6 +126,15 @@ Returns PteInfo (kind "llm").
             default = 1,
             doc = "Above 1, forward takes a third input naming up to this many positions to return logits for, so the runtime verifies a speculative draft in one call (docs/runtime.md#speculative-decoding); prefill and decode logits stay the same. 8da4w_asym only.",
         ),
+        "outlier_channels": attr.int(
+            default = 0,
+            doc = "8da4w_asym only: how many channels of each quantized linear's input (those with the largest peaks on `calibration`; every linear but the attention's output projection) stay out of its int8 activations, computed in fp32 (docs/quantization.md); 0 for none.",
+        ),
+        "calibration": attr.label(
+            providers = [CalibrationSetInfo],
+            doc = "A calibration_set of this model, for outlier_channels; executorch_pte makes one from a public-domain text when it is left out.",
+        ),
+        "calibration_passages": attr.int(default = 64, doc = "How many of the calibration set's passages the peaks are measured on."),
         "_exporter": attr.label(
             default = Label("//tools/executorch:export_pte"),
             executable = True,

@@ -168,9 +168,9 @@ def program_providers(ctx, pte, manifest, kind, tokenizer, tokenizer_config, run
 
 # Attributes that belong to one family of programs, for the executorch_pte
 # macro's message when they are given to another.
-QNN_ONLY_ATTRS = ["soc", "calibration", "calibration_passages", "qnn_sdk"]
-CPU_ONLY_ATTRS = ["embedding_quantize", "head_quantize", "hqq", "logit_rows", "max_seq_len"]
-LLM_ONLY_ATTRS = ["group_size", "embedding_quantize", "head_quantize", "hqq", "logit_rows", "max_context_len"]
+QNN_ONLY_ATTRS = ["soc", "qnn_sdk"]
+CPU_ONLY_ATTRS = ["embedding_quantize", "head_quantize", "hqq", "logit_rows", "max_seq_len", "outlier_channels"]
+LLM_ONLY_ATTRS = ["group_size", "embedding_quantize", "head_quantize", "hqq", "logit_rows", "max_context_len", "outlier_channels", "calibration", "calibration_passages"]
 
 def misplaced_attrs_error(rule, name, backend, attrs):
     """The error for a missing model or attributes this kind of program does not take, or "".

@@ -3,7 +3,7 @@
     executorch_pte(name = "my_model_int4", model = ":my_model", recipe = "int4")
 
 A recipe sets `backend`, `quantize`, `group_size`, `head_quantize`,
-`embedding_quantize` and `logit_rows` together, in a combination that is measured
+`embedding_quantize`, `outlier_channels` and `logit_rows` together, in a combination that is measured
 (docs/quantization.md) and known to lower. The separate attributes stay for
 experiments; a target sets either a recipe or them, not both.
 
@@ -13,13 +13,14 @@ RECIPES is a plain literal so that tools outside Bazel read it as it is
 
 RECIPES = {
     "int4": {
-        "doc": "The 4-bit CPU program: asymmetric int4 linears in blocks of 32 (GGUF Q4_1's layout) on XNNPACK's 4-bit kernels with int8 dynamic activations, an 8-bit output head and embedding table; it verifies speculative drafts of up to 7 tokens in one call (logit_rows = 8). The recipe of llama_int4, which the app, RAG and the benches ship.",
+        "doc": "The 4-bit CPU program: asymmetric int4 linears in blocks of 32 (GGUF Q4_1's layout) on XNNPACK's 4-bit kernels with int8 dynamic activations, the 8 largest channels of each linear's input in fp32 (chosen on calibration text), an 8-bit output head and embedding table; it verifies speculative drafts of up to 7 tokens in one call (logit_rows = 8). The recipe of llama_int4, which the app, RAG and the benches ship.",
         "attrs": {
             "backend": "xnnpack",
             "embedding_quantize": "8,32",
             "group_size": 32,
             "head_quantize": "8da8w",
             "logit_rows": 8,
+            "outlier_channels": 8,
             "quantize": "8da4w_asym",
         },
     },
@@ -54,7 +55,7 @@ RECIPES = {
 }
 
 # What a recipe decides; a target that names a recipe leaves these out.
-RECIPE_ATTRS = ["backend", "embedding_quantize", "group_size", "head_quantize", "logit_rows", "quantize"]
+RECIPE_ATTRS = ["backend", "embedding_quantize", "group_size", "head_quantize", "logit_rows", "outlier_channels", "quantize"]
 
 def expand_recipe(rule, name, recipe, attrs):
     """The attributes `recipe` stands for, merged into `attrs`.

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
-from tools.executorch.export.digest import sha256_of
 from tools.executorch.export.errors import ExportError
+from tools.executorch.export.passages import load_passages as load_set_passages
 
 # Fewer passages than this leave 16-bit activation ranges set by a handful of
 # tokens; outliers seen later then clip.
@@ -15,26 +14,11 @@ MIN_PASSAGES = 8
 
 def load_passages(calibration: str, tokenizer_json: str, count: int, max_context_len: int) -> tuple[dict, list]:
     """Returns the calibration_set record and `count` of its passages, at an even stride."""
-    with open(calibration) as f:
-        record = json.load(f)
-    if record["tokenizer_sha256"] != sha256_of(tokenizer_json):
-        raise ExportError(
-            f"{calibration} was tokenized with another tokenizer than this model's: give executorch_pte a "
-            "calibration_set whose model is this program's model"
-        )
     if count < MIN_PASSAGES:
         raise ExportError(
             f"calibration_passages={count} is too small to set 16-bit activation ranges; use at least {MIN_PASSAGES}"
         )
-    passages = record["passages"]
-    if len(passages) < count:
-        raise ExportError(
-            f"the calibration set holds {len(passages)} passages but calibration_passages={count}: raise the "
-            "calibration_set's passages or lower calibration_passages"
-        )
-    # An even stride, like the set itself, so a short run still spans the text.
-    stride = len(passages) / count
-    chosen = [passages[int(i * stride)] for i in range(count)]
+    record, chosen = load_set_passages(calibration, tokenizer_json, count)
     longest = max(len(p) for p in chosen)
     if longest > max_context_len:
         raise ExportError(f"a calibration passage has {longest} tokens, more than max_context_len={max_context_len}")

@@ -27,6 +27,8 @@ import math
 import torch
 from torch import nn
 
+from tools.executorch.quantize.outlier_channels import Outliers
+
 BF16 = torch.bfloat16
 
 
@@ -52,9 +54,15 @@ def asymmetric_blocks(weight: torch.Tensor, group: int) -> tuple[torch.Tensor, t
 
 
 class OffsetInt4Linear(nn.Module):
-    """y = x·(s·k)ᵀ on int8 dynamic activations + block_means(x)·(group·m)ᵀ (+ bias)."""
+    """y = x·(s·k)ᵀ on int8 dynamic activations + block_means(x)·(group·m)ᵀ (+ bias).
 
-    def __init__(self, linear: nn.Linear, group: int) -> None:
+    With `outliers` (outlier_channels.py) the int4 GEMM reads x with those
+    channels zeroed, and the offset linear takes them as extra inputs, with
+    their columns of s·k as weights: the same linear, one GEMM per linear as
+    before.
+    """
+
+    def __init__(self, linear: nn.Linear, group: int, outliers: Outliers | None = None) -> None:
         super().__init__()
         from torchao.quantization.quantize_.workflows.intx.intx_unpacked_to_int8_tensor import (
             IntxUnpackedToInt8Tensor,
@@ -82,20 +90,35 @@ class OffsetInt4Linear(nn.Module):
         self.offset = nn.Parameter(offset * group, requires_grad=False)
         # Qwen2.5's q/k/v biases ride on the offset term's linear.
         self.bias = None if linear.bias is None else nn.Parameter(linear.bias.detach().float(), requires_grad=False)
+        self.keep = self.pick = None
+        if outliers is not None:
+            # The outlier channels' s·k columns; their offsets stay in the block means.
+            symmetric = (k.float().reshape(self.out_features, -1, group) * scale[..., None]).reshape(k.shape)
+            side = symmetric[:, torch.tensor(outliers.channels, dtype=torch.long)]
+            self.offset = nn.Parameter(torch.cat([self.offset, side], dim=1), requires_grad=False)
+            self.keep, self.pick = outliers.keep, outliers.pick
+
+    def values(self) -> torch.Tensor:
+        """The (out, in) fp32 weights this module computes with: s·k plus each block's offset."""
+        blocks = self.in_features // self.group
+        offsets = (self.offset[:, :blocks] / self.group).repeat_interleave(self.group, dim=1)
+        return self.weight.dequantize().to(torch.float32) + offsets
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         lead = x.shape[:-1]
         blocks = self.in_features // self.group
-        means = x.reshape(-1, blocks, self.group, 1).mean(dim=(2, 3), keepdim=True)
-        if math.prod(lead[:-1]) == 1:
-            # One sequence, the exported programs' case. Its length is
-            # symbolic there, XNNPACK lowers no reshape to a symbolic size,
-            # and a reshape to (1, n, blocks) would cut the delegate in two
-            # at every linear. (n, blocks) broadcasts against the GEMM's
-            # (1, n, out) instead: the same values, one delegate.
-            means = means.reshape(-1, blocks)
-        else:
-            means = means.reshape(*lead, blocks)
-        if self.bias is None:
-            return nn.functional.linear(x, self.weight) + nn.functional.linear(means, self.offset)
+        # One sequence is the exported programs' case. Its length is
+        # symbolic there, XNNPACK lowers no reshape to a symbolic size, and a
+        # reshape to (1, n, blocks) would cut the delegate in two at every
+        # linear. (n, blocks) broadcasts against the GEMM's (1, n, out)
+        # instead: the same values, one delegate.
+        one_sequence = math.prod(lead[:-1]) == 1
+
+        def rows(t: torch.Tensor, width: int) -> torch.Tensor:
+            return t.reshape(-1, width) if one_sequence else t.reshape(*lead, width)
+
+        means = rows(x.reshape(-1, blocks, self.group, 1).mean(dim=(2, 3), keepdim=True), blocks)
+        if self.pick is not None:
+            means = torch.cat([means, rows(nn.functional.linear(x, self.pick), self.pick.shape[0])], dim=-1)
+            x = x * self.keep
         return nn.functional.linear(x, self.weight) + nn.functional.linear(means, self.offset, self.bias)

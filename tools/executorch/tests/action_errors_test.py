@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import subprocess
 import tempfile
 import unittest
@@ -70,6 +72,44 @@ class ExportErrorsTest(unittest.TestCase):
     def test_asymmetric_recipe_off_xnnpack(self):
         result = self.export("--quantize=8da4w_asym", "--group_size=32", "--backend=portable")
         self.assert_fails_with(result, "set backend='xnnpack'")
+
+    def test_outlier_channels_need_calibration(self):
+        result = self.export("--quantize=8da4w_asym", "--group_size=32", "--backend=xnnpack", "--outlier_channels=8")
+        self.assert_fails_with(result, "outlier_channels=8 picks channels on calibration text", "calibration_set")
+
+    def test_outlier_channels_need_the_asymmetric_recipe(self):
+        result = self.export("--quantize=8da4w", "--group_size=32", "--backend=xnnpack", "--outlier_channels=8")
+        self.assert_fails_with(result, "outlier_channels=8 needs quantize='8da4w_asym'")
+
+    def test_calibration_of_another_tokenizer(self):
+        calibration = f"{self.out}/calibration.json"
+        with open(calibration, "w") as f:
+            json.dump({"tokenizer_sha256": "0", "passages": [[1, 2, 3]]}, f)
+        result = self.export(
+            "--quantize=8da4w_asym",
+            "--group_size=32",
+            "--backend=xnnpack",
+            "--outlier_channels=8",
+            f"--calibration={calibration}",
+            "--calibration_passages=1",
+        )
+        self.assert_fails_with(result, "tokenized with another tokenizer than this model's")
+
+    def test_more_calibration_passages_than_the_set_holds(self):
+        calibration = f"{self.out}/calibration.json"
+        with open(workspace_file(TINY + "/tokenizer.json"), "rb") as f:
+            tokenizer_sha256 = hashlib.sha256(f.read()).hexdigest()
+        with open(calibration, "w") as f:
+            json.dump({"tokenizer_sha256": tokenizer_sha256, "passages": [[1, 2, 3]]}, f)
+        result = self.export(
+            "--quantize=8da4w_asym",
+            "--group_size=32",
+            "--backend=xnnpack",
+            "--outlier_channels=8",
+            f"--calibration={calibration}",
+            "--calibration_passages=4",
+        )
+        self.assert_fails_with(result, "holds 1 passages but calibration_passages=4")
 
     def test_missing_checkpoint(self):
         result = self.export(checkpoint=f"{self.out}/nope.pth")

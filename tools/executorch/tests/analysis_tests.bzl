@@ -74,19 +74,36 @@ _CASES = {
         {"backend": "qnn", "soc": "SM8650", "quantize": "16a4w"},
         "backend \"qnn\" needs calibration = a calibration_set target",
     ),
+    "outlier_channels_without_asym": (
+        {"backend": "xnnpack", "group_size": 32, "quantize": "8da4w", "outlier_channels": 8, "calibration": "//models:tiny_calibration"},
+        "outlier_channels needs quantize = \"8da4w_asym\"",
+    ),
+    "negative_outlier_channels": (
+        {"backend": "xnnpack", "group_size": 32, "quantize": "8da4w_asym", "outlier_channels": -1},
+        "outlier_channels = -1 must be 0 (none) or more",
+    ),
+    "calibration_without_outlier_channels": (
+        {"backend": "xnnpack", "group_size": 32, "quantize": "8da4w_asym", "calibration": "//models:tiny_calibration"},
+        "calibration is used only with outlier_channels on this backend",
+    ),
 }
 
 def _misplaced_attrs_test_impl(ctx):
     env = unittest.begin(ctx)
     asserts.equals(
         env,
-        "executorch_pte p: soc/calibration are for backend \"qnn\"; drop them or set backend = \"qnn\"",
-        misplaced_attrs_error("executorch_pte", "p", "xnnpack", {"model": ":m", "soc": "SM8650", "calibration": ":c", "quantize": "8da4w"}),
+        "executorch_pte p: soc/qnn_sdk are for backend \"qnn\"; drop them or set backend = \"qnn\"",
+        misplaced_attrs_error("executorch_pte", "p", "xnnpack", {"model": ":m", "soc": "SM8650", "qnn_sdk": ":s", "calibration": ":c", "quantize": "8da4w"}),
     )
     asserts.equals(
         env,
         "executorch_pte p: hqq are XNNPACK/portable options; drop them for backend \"qnn\"",
         misplaced_attrs_error("executorch_pte", "p", "qnn", {"model": ":m", "hqq": True, "soc": "SM8650"}),
+    )
+    asserts.equals(
+        env,
+        "executorch_pte p: outlier_channels are XNNPACK/portable options; drop them for backend \"qnn\"",
+        misplaced_attrs_error("executorch_pte", "p", "qnn", {"model": ":m", "outlier_channels": 8, "soc": "SM8650"}),
     )
     asserts.equals(
         env,
@@ -127,6 +144,7 @@ def _recipe_test_impl(ctx):
         "logit_rows": 8,
         "max_context_len": 2048,
         "model": ":m",
+        "outlier_channels": 8,
         "quantize": "8da4w_asym",
     }, attrs)
     attrs, error = expand_recipe("executorch_pte", "p", "int4_qnn", {"model": ":m", "soc": "SM8650"})

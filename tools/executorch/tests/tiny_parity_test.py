@@ -93,7 +93,9 @@ class TinyParityTest(unittest.TestCase):
         # The recipe the program was exported with, as its manifest records it.
         with open(workspace_file("models/tiny_int4.manifest.json")) as f:
             config = json.load(f)["config"]
-        transform = linear_transform(config["quantize"], config["groupSize"], config["headQuantize"])
+        outlier_sets = [(s["linears"], s["channels"]) for s in config.get("outlierChannelSets", [])]
+        self.assertTrue(outlier_sets, "tiny_int4 keeps outlier channels in fp32, as the recipe says")
+        transform = linear_transform(config["quantize"], config["groupSize"], config["headQuantize"], outlier_sets)
         recipe = transform(copy.deepcopy(self.model))
         pte = session("tiny_int4")
         ids = pte.encode(PROMPT)
