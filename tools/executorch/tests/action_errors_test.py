@@ -81,34 +81,27 @@ class ExportErrorsTest(unittest.TestCase):
         result = self.export("--quantize=8da4w", "--group_size=32", "--backend=xnnpack", "--outlier_channels=8")
         self.assert_fails_with(result, "outlier_channels=8 needs quantize='8da4w_asym'")
 
-    def test_calibration_of_another_tokenizer(self):
+    def export_calibrated(self, tokenizer_sha256: str, passages: int) -> subprocess.CompletedProcess:
+        """The int4 recipe with outlier channels, on a one-passage calibration set."""
         calibration = f"{self.out}/calibration.json"
         with open(calibration, "w") as f:
-            json.dump({"tokenizer_sha256": "0", "passages": [[1, 2, 3]]}, f)
-        result = self.export(
+            json.dump({"tokenizer_sha256": tokenizer_sha256, "passages": [[1, 2, 3]]}, f)
+        return self.export(
             "--quantize=8da4w_asym",
             "--group_size=32",
             "--backend=xnnpack",
             "--outlier_channels=8",
             f"--calibration={calibration}",
-            "--calibration_passages=1",
+            f"--calibration_passages={passages}",
         )
+
+    def test_calibration_of_another_tokenizer(self):
+        result = self.export_calibrated("0", passages=1)
         self.assert_fails_with(result, "tokenized with another tokenizer than this model's")
 
     def test_more_calibration_passages_than_the_set_holds(self):
-        calibration = f"{self.out}/calibration.json"
         with open(workspace_file(TINY + "/tokenizer.json"), "rb") as f:
-            tokenizer_sha256 = hashlib.sha256(f.read()).hexdigest()
-        with open(calibration, "w") as f:
-            json.dump({"tokenizer_sha256": tokenizer_sha256, "passages": [[1, 2, 3]]}, f)
-        result = self.export(
-            "--quantize=8da4w_asym",
-            "--group_size=32",
-            "--backend=xnnpack",
-            "--outlier_channels=8",
-            f"--calibration={calibration}",
-            "--calibration_passages=4",
-        )
+            result = self.export_calibrated(hashlib.sha256(f.read()).hexdigest(), passages=4)
         self.assert_fails_with(result, "holds 1 passages but calibration_passages=4")
 
     def test_missing_checkpoint(self):
