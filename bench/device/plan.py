@@ -26,7 +26,7 @@ PLANS = {
     # The classic ladder on SmolLM2-135M.
     "smollm2": (
         Variant("fp32 baseline", "llama_fp32"),
-        Variant("+ int4 (asymmetric, 8-bit head, XNNPACK)", "llama_int4"),
+        Variant("+ int4 (asymmetric, fp32 outlier channels, 8-bit head, XNNPACK)", "llama_int4"),
         Variant("+ QNN NPU", "llama_int4_qnn", delegate="qnn", not_on_host=SIMULATOR_ONLY),
         # The same int4 program without the runner's static arena: what the
         # planned arena and allocation-free decode buy.

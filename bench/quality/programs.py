@@ -18,7 +18,9 @@ PROGRAMS = (
     # fp32 on XNNPACK matches the portable-kernel llama_fp32 to float rounding
     # (HF top-1 agreement 0.984) and decodes several times faster.
     QualityProgram("llama_fp32_xnnpack", "fp32, XNNPACK"),
-    QualityProgram("llama_int4", "asymmetric int4 g32 linears, int8 head and embedding table"),
+    QualityProgram(
+        "llama_int4", "asymmetric int4 g32 linears with fp32 outlier channels, int8 head and embedding table"
+    ),
     QualityProgram("llama_8da4w", "ExecuTorch's 8da4w g32 (symmetric, 4-bit head), fp32 embedding table"),
     # The peer: llama.cpp on the Q4_1 GGUF our fp32 checkpoint is de-quantized
     # from, so its weights are fp32's exactly and only its 8-bit activation
