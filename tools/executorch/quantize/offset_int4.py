@@ -93,8 +93,7 @@ class OffsetInt4Linear(nn.Module):
         self.keep = self.pick = None
         if outliers is not None:
             # The outlier channels' s·k columns; their offsets stay in the block means.
-            symmetric = (k.float().reshape(self.out_features, -1, group) * scale[..., None]).reshape(k.shape)
-            side = symmetric[:, torch.tensor(outliers.channels, dtype=torch.long)]
+            side = self.weight.dequantize().to(torch.float32)[:, torch.tensor(outliers.channels, dtype=torch.long)]
             self.offset = nn.Parameter(torch.cat([self.offset, side], dim=1), requires_grad=False)
             self.keep, self.pick = outliers.keep, outliers.pick
 
