@@ -146,6 +146,9 @@ std::string LlmRunner::CheckConfig(const GenerationConfig& config) const {
     const std::string lookup =
         ValidatePromptLookupOptions(config.speculation.lookup);
     if (!lookup.empty()) return lookup;
+    const std::string governor =
+        ValidateGovernorOptions(config.speculation.governor);
+    if (!governor.empty()) return governor;
   }
   return CheckIds(config.forced_tokens, "forced", model_->limits());
 }
@@ -284,6 +287,14 @@ bool LlmRunner::Decode(const float* logits, int64_t start,
   std::vector<int64_t> chunk(static_cast<size_t>(max_draft) + 1);
 
   const auto first = Clock::now();
+  // The draft program reads the prompt beside the target, as part of the
+  // time to the first token.
+  if (drafter == draft_drafter_.get() &&
+      !draft_drafter_->Prefill(fed->data(),
+                               static_cast<int64_t>(fed->size()))) {
+    *error = "the draft program failed: " + draft_drafter_->error();
+    return false;
+  }
   if (config.prefill_logits != nullptr) {
     config.prefill_logits->assign(logits, logits + limits.vocab_size);
   }
@@ -320,14 +331,14 @@ bool LlmRunner::Decode(const float* logits, int64_t start,
     chunk[0] = token;
     int64_t drafted = 0;
     // A draft must fit the context and not outrun max_new_tokens.
-    const int64_t room =
-        std::min({max_draft, context - 1 - pos,
-                  config.max_new_tokens - stats->generated_tokens});
+    int64_t room = std::min({max_draft, context - 1 - pos,
+                             config.max_new_tokens - stats->generated_tokens});
+    if (config.speculation.adaptive) room = governor.DraftLength(room);
     // A step's time includes drafting: a draft program's steps are part of
     // what a verify call costs against a plain step.
     const auto step = Clock::now();
     const uint64_t before = counting ? AllocationCounter::Count() : 0;
-    if (room > 0 && (!config.speculation.adaptive || governor.MayPropose())) {
+    if (room > 0) {
       fed->push_back(token);
       drafted = drafter->Propose(fed->data(), static_cast<int64_t>(fed->size()),
                                  room, chunk.data() + 1);
@@ -358,7 +369,7 @@ bool LlmRunner::Decode(const float* logits, int64_t start,
     if (drafted > 0) {
       ++stats->draft_calls;
       stats->drafted_tokens += drafted;
-      governor.RecordVerify(ms, accepted + 1);
+      governor.RecordVerify(ms, drafted, accepted);
     } else if (max_draft > 0 && pos > start) {
       governor.RecordPlain(ms);
     }

@@ -43,7 +43,9 @@ struct SpeculationConfig {
   // Draft tokens per verify call; the program's logit_rows - 1 bounds it.
   int64_t max_draft = 7;
   PromptLookupOptions lookup;
-  // Pause drafting while verify calls lose to plain steps (governor.h).
+  // Fit each draft's length to what the model kept of the last, and pause
+  // drafting while verify calls lose to plain steps (governor.h). Off, every
+  // step drafts all it can.
   bool adaptive = true;
   GovernorOptions governor;
 };

@@ -13,21 +13,6 @@ int64_t Argmax(const float* row, int64_t size) {
 
 DraftModelDrafter::DraftModelDrafter(LogitsModel* model) : model_(model) {
   cached_.reserve(static_cast<size_t>(model_->limits().max_context_len));
-  last_draft_.reserve(static_cast<size_t>(model_->limits().max_context_len));
-}
-
-void DraftModelDrafter::Adapt(const int64_t* history, int64_t size) {
-  // A history no longer than the draft's point is another conversation.
-  if (last_size_ < 0 || last_draft_.empty() || size <= last_size_) return;
-  int64_t kept = 0;
-  while (kept < static_cast<int64_t>(last_draft_.size()) &&
-         last_size_ + kept < size &&
-         history[last_size_ + kept] == last_draft_[kept]) {
-    ++kept;
-  }
-  length_ = kept == static_cast<int64_t>(last_draft_.size())
-                ? static_cast<int64_t>(last_draft_.size()) + 2
-                : kept + 1;
 }
 
 const float* DraftModelDrafter::Feed(const int64_t* tokens, int64_t count,
@@ -43,28 +28,36 @@ const float* DraftModelDrafter::Feed(const int64_t* tokens, int64_t count,
   return logits;
 }
 
-int64_t DraftModelDrafter::Propose(const int64_t* history, int64_t size,
-                                   int64_t max_tokens, int64_t* draft) {
-  const ProgramLimits& limits = model_->limits();
-  Adapt(history, size);
-  last_draft_.clear();
-  last_size_ = -1;
-  // The history and each draft token but the last must fit the draft's cache.
-  max_tokens =
-      std::min({max_tokens, length_, limits.max_context_len - size + 1});
-  if (!error_.empty() || max_tokens < 1 || size < 1) return 0;
+const float* DraftModelDrafter::CatchUp(const int64_t* history, int64_t size) {
   // Cache rows past the shared prefix hold a rejected draft or an older
   // turn: attention never reads past the position fed, so overwriting them
   // is the rollback. The last token is always fed again, since its logits
-  // are the ones the draft starts from.
+  // are the ones a draft starts from.
   const auto shared =
       std::mismatch(cached_.begin(), cached_.end(), history, history + size);
   const int64_t keep =
       std::min<int64_t>(shared.first - cached_.begin(), size - 1);
   cached_.resize(static_cast<size_t>(keep));
   const float* logits = Feed(history + keep, size - keep, keep);
-  if (logits == nullptr) return 0;
+  if (logits == nullptr) return nullptr;
   cached_.insert(cached_.end(), history + keep, history + size);
+  return logits;
+}
+
+bool DraftModelDrafter::Prefill(const int64_t* history, int64_t size) {
+  if (!error_.empty()) return false;
+  if (size < 1 || size > model_->limits().max_context_len) return true;
+  return CatchUp(history, size) != nullptr;
+}
+
+int64_t DraftModelDrafter::Propose(const int64_t* history, int64_t size,
+                                   int64_t max_tokens, int64_t* draft) {
+  const ProgramLimits& limits = model_->limits();
+  // The history and each draft token but the last must fit the draft's cache.
+  max_tokens = std::min(max_tokens, limits.max_context_len - size + 1);
+  if (!error_.empty() || max_tokens < 1 || size < 1) return 0;
+  const float* logits = CatchUp(history, size);
+  if (logits == nullptr) return 0;
   for (int64_t i = 0; i < max_tokens; ++i) {
     draft[i] = Argmax(logits, limits.vocab_size);
     if (i + 1 == max_tokens) break;
@@ -72,8 +65,6 @@ int64_t DraftModelDrafter::Propose(const int64_t* history, int64_t size,
     if (logits == nullptr) return 0;
     cached_.push_back(draft[i]);
   }
-  last_draft_.assign(draft, draft + max_tokens);
-  last_size_ = size;
   return max_tokens;
 }
 

@@ -8,10 +8,9 @@
 // what the cache does not hold yet (the target's verdict on the last draft,
 // or a whole new turn), rolling back to the longest prefix both share.
 //
-// Each draft token costs a step of the draft model, so the draft's length
-// follows how much of the last one the target kept: one more than it kept
-// after a rejection, two more after a full acceptance. A draft model that
-// keeps missing then costs a one-token probe, not a full draft.
+// Each draft token costs a step of the draft model; how many to ask for is
+// the caller's choice (the runner's governor fits it to what the target
+// kept).
 #pragma once
 
 #include <cstdint>
@@ -33,18 +32,23 @@ class DraftModelDrafter : public Drafter {
   int64_t Propose(const int64_t* history, int64_t size, int64_t max_tokens,
                   int64_t* draft) override;
 
+  // Feeds what the draft's cache lacks of `history`, so that the first
+  // draft costs one step, not a prefill: the runner calls it beside the
+  // target's prefill. False on a failed forward call (see error()); a
+  // history longer than the draft's context is left to Propose.
+  bool Prefill(const int64_t* history, int64_t size);
+
   const std::string& error() const { return error_; }
   // Forward calls made on the draft model so far.
   int64_t calls() const { return calls_; }
-  // The longest draft the next call may propose (before max_tokens).
-  int64_t length() const { return length_; }
 
  private:
   // Feeds tokens[0, count) at `start` in chunks of max_seq_len; the last
   // one's logits, or null.
   const float* Feed(const int64_t* tokens, int64_t count, int64_t start);
-  // Sets length_ from how much of the last draft `history` went on with.
-  void Adapt(const int64_t* history, int64_t size);
+  // Brings the cache to `history` (size >= 1); the last token's logits, or
+  // null.
+  const float* CatchUp(const int64_t* history, int64_t size);
 
   LogitsModel* model_;
   // The tokens at cache positions [0, cached_.size()), reserved whole so
@@ -52,11 +56,6 @@ class DraftModelDrafter : public Drafter {
   std::vector<int64_t> cached_;
   std::string error_;
   int64_t calls_ = 0;
-  // The last draft, and the history size it followed; length_ grows from 1
-  // up to the caller's max_tokens.
-  std::vector<int64_t> last_draft_;
-  int64_t last_size_ = -1;
-  int64_t length_ = 1 << 20;
 };
 
 }  // namespace llm

@@ -85,10 +85,7 @@ TEST(DraftModel, FeedsOnlyTheTargetsVerdictAfterAPartlyAcceptedDraft) {
   const std::vector<int64_t> next =
       Concat(history, {draft[0], draft[1], (draft[2] + 1) % 50});
   const int64_t fed_before = model.tokens_fed();
-  // Two kept: the next draft is one longer, 3 tokens.
-  EXPECT_EQ(drafter.length(), 1 << 20);
-  EXPECT_EQ(Propose(&drafter, next, 4), Fresh(next, 3));
-  EXPECT_EQ(drafter.length(), 3);
+  EXPECT_EQ(Propose(&drafter, next, 3), Fresh(next, 3));
   // The correction, then two draft steps: the rest was in the cache.
   EXPECT_EQ(model.tokens_fed() - fed_before, 1 + 2);
 }
@@ -100,34 +97,26 @@ TEST(DraftModel, ANewConversationStartsTheCacheAgain) {
   const std::vector<int64_t> other = {7, 8, 7, 8, 7};
   EXPECT_EQ(Propose(&drafter, other, 3), Fresh(other, 3));
   // The next turn of the same conversation reuses its whole prefix: the
-  // cache holds the 5 tokens, then drafts that the new turn replaces. The
-  // turn went on with none of the draft, so the next draft is one token.
+  // cache holds the 5 tokens, then drafts that the new turn replaces.
   const std::vector<int64_t> longer = Concat(other, {30, 31, 7});
   const int64_t fed_before = model.tokens_fed();
-  EXPECT_EQ(Propose(&drafter, longer, 3), Fresh(longer, 1));
+  EXPECT_EQ(Propose(&drafter, longer, 1), Fresh(longer, 1));
   EXPECT_EQ(model.tokens_fed() - fed_before, 3);
 }
 
-TEST(DraftModel, ItsLengthFollowsWhatTheTargetKept) {
+TEST(DraftModel, APrefilledPromptLeavesOneStepForTheFirstDraft) {
   FakeLogitsModel model(Limits(), 3);
   DraftModelDrafter drafter(&model);
-  std::vector<int64_t> history = {4, 9, 4, 9, 4};
-  std::vector<int64_t> draft = Propose(&drafter, history, 6);
-  ASSERT_EQ(draft.size(), 6u);
-  // Rejected at once, twice: a one-token probe.
-  history.push_back((draft[0] + 1) % 50);
-  draft = Propose(&drafter, history, 6);
-  EXPECT_EQ(draft.size(), 1u);
-  history.push_back((draft[0] + 1) % 50);
-  draft = Propose(&drafter, history, 6);
-  EXPECT_EQ(draft.size(), 1u);
-  // Kept whole: two more each time, up to the caller's limit.
-  for (size_t expected : {3u, 5u, 6u, 6u}) {
-    history.insert(history.end(), draft.begin(), draft.end());
-    history.push_back(7);
-    draft = Propose(&drafter, history, 6);
-    ASSERT_EQ(draft.size(), expected) << "after " << history.size();
-  }
+  const std::vector<int64_t> prompt = {4, 9, 4, 9, 4, 20, 21, 22, 23, 24};
+  ASSERT_TRUE(drafter.Prefill(prompt.data(), 10)) << drafter.error();
+  EXPECT_EQ(model.tokens_fed(), 10);
+  // The target's first token, then two draft steps.
+  const std::vector<int64_t> history = Concat(prompt, {4});
+  EXPECT_EQ(Propose(&drafter, history, 3), Fresh(history, 3));
+  EXPECT_EQ(model.tokens_fed(), 10 + 1 + 2);
+  // A history past the draft's context is left to Propose, which declines.
+  const std::vector<int64_t> long_history(41, 5);
+  EXPECT_TRUE(drafter.Prefill(long_history.data(), 41));
 }
 
 TEST(DraftModel, StopsAtTheDraftModelsContext) {
@@ -166,6 +155,7 @@ TEST(DraftModel, AFailedCallProposesNothingAndSaysWhy) {
   EXPECT_EQ(drafter.error(), "the delegate failed");
   // It stays failed: the runner reports the error rather than drafting on.
   EXPECT_EQ(drafter.Propose(history.data(), 3, 4, draft.data()), 0);
+  EXPECT_FALSE(drafter.Prefill(history.data(), 3));
 }
 
 }  // namespace
