@@ -10,8 +10,9 @@ alternating which mode goes first:
 
 Per set: decode tokens per second both ways and their ratio, whether every
 reply is the same token for token (it must be, under greedy sampling), the
-share of drafted tokens the model accepted, and the mean tokens accepted per
-verify call. A program that cannot verify drafts decodes plainly both ways;
+share of drafted tokens the model accepted, the mean tokens accepted per
+verify call, and the mean time to the first token both ways (a draft
+program reads the prompt beside the target, so its prefill shows there). A program that cannot verify drafts decodes plainly both ways;
 the table then says why. Only ratios within one run mean much on a shared
 host.
 
@@ -162,6 +163,9 @@ def measure() -> dict:
 
 
 def summarize(rows: list[dict]) -> dict:
+    def ttft(mode: str) -> float:
+        return sum(r[mode]["stats"]["ttft_ms"] for r in rows) / len(rows)
+
     def rate(mode: str) -> float:
         tokens = sum(len(r[mode]["stats"]["token_latency_ms"]) for r in rows)
         ms = sum(r[mode]["stats"]["decode_ms"] for r in rows)
@@ -176,6 +180,8 @@ def summarize(rows: list[dict]) -> dict:
         "same_replies": sum(r["off"]["output"] == r[FLAGS.mode]["output"] for r in rows),
         "plain_tok_s": rate("off"),
         "speculative_tok_s": rate(FLAGS.mode),
+        "plain_ttft_ms": ttft("off"),
+        "speculative_ttft_ms": ttft(FLAGS.mode),
         "acceptance": accepted / drafted if drafted else 0.0,
         "mean_accepted": accepted / calls if calls else 0.0,
         "speculation": sorted({s["speculation"] for s in fast}),
@@ -191,15 +197,16 @@ def report(figures: dict) -> str:
         f"each prompt both ways in alternating order; load average {figures['load_average']:.2f} at the end.",
         "",
         "| set | prompts | same replies | plain tok/s | speculative tok/s | speed-up | acceptance | mean accepted "
-        "| speculation |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| TTFT ms, plain / speculative | speculation |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, s in figures["sets"].items():
         speedup = s["speculative_tok_s"] / s["plain_tok_s"] if s["plain_tok_s"] else 0.0
         lines.append(
             f"| {name} | {s['prompts']} | {s['same_replies']}/{s['prompts']} | {s['plain_tok_s']:.1f} "
             f"| {s['speculative_tok_s']:.1f} | {speedup:.2f}x | {100 * s['acceptance']:.0f}% "
-            f"| {s['mean_accepted']:.2f} | {'; '.join(s['speculation'])} |"
+            f"| {s['mean_accepted']:.2f} | {s['plain_ttft_ms']:.0f} / {s['speculative_ttft_ms']:.0f} "
+            f"| {'; '.join(s['speculation'])} |"
         )
     return "\n".join(lines) + "\n"
 
