@@ -12,9 +12,9 @@ Per set: decode tokens per second both ways and their ratio, whether every
 reply is the same token for token (it must be, under greedy sampling), the
 share of drafted tokens the model accepted, the mean tokens accepted per
 verify call, and the mean time to the first token both ways (a draft
-program reads the prompt beside the target, so its prefill shows there). A program that cannot verify drafts decodes plainly both ways;
-the table then says why. Only ratios within one run mean much on a shared
-host.
+program reads the prompt beside the target, so its prefill shows there). A
+program that cannot verify drafts decodes plainly both ways; the table then
+says why. Only ratios within one run mean much on a shared host.
 
 Drafts come from prompt lookup, or with `--mode=draft` from a draft program
 with the same tokenizer:
