@@ -7,7 +7,7 @@
 #
 #   tools/python/make_venv.sh requirements_lock.txt
 #   tools/python/make_venv.sh rag/requirements_lock.txt
-#   tools/python/make_venv.sh bench/requirements_lock.txt /opt/llm_ondevice/venvs CMAKE_ARGS=-DGGML_NATIVE=ON
+#   tools/python/make_venv.sh bench/requirements_lock.txt /opt/llm_ondevice/venvs 'CMAKE_ARGS=-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF'
 #
 # Arguments: <lock file> [root, default /opt/llm_ondevice/venvs] [KEY=VALUE
 # build settings for pip, as the venv's build_env in MODULE.bazel]. With
@@ -41,6 +41,16 @@ if $print_key; then
 fi
 
 venv="$root/$key"
+# One install per venv at a time: CI starts the slow bench venv ahead of Bazel
+# (.ci/run), and Bazel's repository rule then waits here for it instead of
+# deleting it half-built and starting over.
+mkdir -p "$root"
+exec 9>"$venv.lock"
+flock 9
+if [ "$(cat "$venv/.complete" 2>/dev/null)" = "$sha" ]; then
+  echo "$venv"
+  exit 0
+fi
 rm -rf "$venv"
 "$python" -m venv "$venv"
 env "$@" "$venv/bin/python3" -m pip install --quiet --no-deps --require-hashes \

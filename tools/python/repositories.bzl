@@ -21,10 +21,11 @@ def python_repositories():
 
     # The bench's venv (plots, llama.cpp for //bench:peers), separate so bench
     # tools never touch export keys. llama-cpp-python is built from its sdist
-    # for this machine's CPU (as llama.cpp's own builds are), once per machine.
+    # for this machine's CPU (as llama.cpp's own builds are), once per machine,
+    # without its multimodal library (LLAVA_BUILD), which no bench loads.
     python_venv(
         name = "pypi_bench",
-        build_env = {"CMAKE_ARGS": "-DGGML_NATIVE=ON"},
+        build_env = {"CMAKE_ARGS": "-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF"},
         requirements_lock = Label("//bench:requirements_lock.txt"),
     )
 
