@@ -49,7 +49,20 @@ def _register_llm_kernels() -> None:
 class PteSession:
     """One loaded program plus its tokenizer."""
 
-    def __init__(self, pte_path: str, tokenizer_json: str, tokenizer_config: str | None = None) -> None:
+    def __init__(
+        self,
+        pte_path: str,
+        tokenizer_json: str,
+        tokenizer_config: str | None = None,
+        computed_by: Callable[[Sequence[int], int], torch.Tensor] | None = None,
+    ) -> None:
+        """`computed_by(tokens, start)`, when given, computes forward in place of the program's own method.
+
+        It is for a program whose forward this host cannot run, such as a QNN
+        program scored through the quantized graph it was lowered from
+        (qnn_recipe/rebuilt_graph.py): the program then gives only its
+        limits and constants, and its forward method is never loaded.
+        """
         from executorch.runtime import Runtime
         from tokenizers import Tokenizer
 
@@ -58,7 +71,8 @@ class PteSession:
             self._program = Runtime.get().load_program(pte_path)
         except Exception as e:  # the runtime raises bare RuntimeErrors
             raise PteError(f"cannot load {pte_path}: {e}; rebuild it with bazel build") from e
-        self._forward = self._program.load_method("forward")
+        self._computed_by = computed_by
+        self._forward = None if computed_by else self._program.load_method("forward")
         self._takes_rows = "get_logit_rows" in self._program.method_names
         # The token input's upper bound is the real prefill chunk; the
         # exporter's dynamic dimension stops one short of get_max_seq_len().
@@ -114,6 +128,8 @@ class PteSession:
 
     def forward(self, tokens: Sequence[int], start: int) -> torch.Tensor:
         """Feeds `tokens` at KV-cache position `start`; returns the last position's logits."""
+        if self._computed_by:
+            return self._computed_by(tokens, start)
         outputs = self._forward.execute(forward_inputs(tokens, start, self._takes_rows))
         logits = outputs[0]
         return logits.reshape(-1, logits.shape[-1])[-1]

@@ -2,7 +2,7 @@
 what their quantized graphs compute in PyTorch.
 
 Each program's quantized graph is rebuilt as export_qnn built it
-(qnn_recipe/quantized_graph.py: the same checkpoint, calibration passages,
+(qnn_recipe/rebuilt_graph.py: the same checkpoint, calibration passages,
 scheme and SoC, read back from the program's manifest). The graph decodes a
 prompt greedily; the program is fed the same prompt and tokens, and each
 step counts whether its argmax is the graph's token. The graph is what the
@@ -15,7 +15,6 @@ at least 0.95 on teacher-forced steps.
 
 from __future__ import annotations
 
-import json
 import unittest
 
 from tools.qnn import simulator
@@ -24,10 +23,8 @@ simulator.ensure_environment()
 
 import torch  # noqa: E402
 
-from tools.executorch.export.special_tokens import load_special_tokens  # noqa: E402
 from tools.executorch.pte_runner import PteSession  # noqa: E402
-from tools.executorch.qnn_recipe import calibration, quantized_graph  # noqa: E402
-from tools.executorch.qnn_recipe.llm_config import qnn_llm_config  # noqa: E402
+from tools.executorch.qnn_recipe import quantized_graph, rebuilt_graph  # noqa: E402
 from tools.executorch.testing import workspace_file  # noqa: E402
 
 FAMILIES = ("llama3", "qwen2_5")
@@ -38,28 +35,10 @@ THRESHOLD = 0.95
 
 def graph_of(family: str) -> tuple[quantized_graph.QuantizedGraph, str]:
     """The fixture program's quantized graph, and its tokenizer.json."""
-    folder = workspace_file(f"models/{family}_tiny/params.json").rsplit("/", 1)[0]
-    tokenizer, tokenizer_config = f"{folder}/tokenizer.json", f"{folder}/tokenizer_config.json"
-    with open(workspace_file(f"models/{family}_tiny_qnn.manifest.json"), encoding="utf-8") as f:
-        manifest = json.load(f)
-    qnn, config = manifest["qnn"], manifest["config"]
-    _, passages = calibration.load_passages(
-        workspace_file(f"models/{family}_tiny_calibration.json"),
-        tokenizer,
-        qnn["calibration"]["passages"],
-        config["maxContextLen"],
+    graph = rebuilt_graph.rebuild(
+        workspace_file(f"models/{family}_tiny_qnn.pte"), workspace_file(f"models/{family}_tiny_calibration.json")
     )
-    torch.manual_seed(0)
-    llm_config = qnn_llm_config(
-        f"{folder}/checkpoint.pth",
-        f"{folder}/params.json",
-        tokenizer,
-        load_special_tokens(tokenizer, tokenizer_config).runtime_metadata(),
-        config["maxContextLen"],
-        qnn["soc"],
-    )
-    builder = quantized_graph.quantize(llm_config, passages, qnn["soc"], qnn["quantize"], config.get("groupSize", 0))
-    return quantized_graph.QuantizedGraph(builder), tokenizer
+    return graph, workspace_file(f"models/{family}_tiny/tokenizer.json")
 
 
 class QnnGraphFidelityTest(unittest.TestCase):
