@@ -77,6 +77,12 @@ flags.DEFINE_string(
     "quality_text", "", "Held-out text for each stage's perplexity (bazel run passes Emma); empty: none."
 )
 flags.DEFINE_integer("quality_tokens", 256, "Tokens of --quality_text each stage is scored on.")
+flags.DEFINE_bool(
+    "qnn_perplexity",
+    False,
+    "Also score QNN stages, through the quantized graph each was lowered from (minutes for SmolLM2: the graph "
+    "is calibrated again, and runs a few tokens per second).",
+)
 
 METRICS = (  # stats JSON key, report label, higher is better
     ("load_ms", "load ms", False),
@@ -327,7 +333,7 @@ def main(argv: list[str]) -> None:
 
         text = FLAGS.quality_text if os.path.isabs(FLAGS.quality_text) else runfile(FLAGS.quality_text)
         with open(text, encoding="utf-8") as f:
-            quality = stage_perplexities(PLANS[FLAGS.plan], f.read(), FLAGS.quality_tokens)
+            quality = stage_perplexities(PLANS[FLAGS.plan], f.read(), FLAGS.quality_tokens, FLAGS.qnn_perplexity)
     results = {
         "environment": environment,
         "runner_sha256": sha256_file(target.runner),

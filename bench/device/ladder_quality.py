@@ -5,27 +5,57 @@ scored here, in ExecuTorch's Python runtime, teacher-forced on one fixed
 window of held-out text (bench/perplexity). The figure is for comparing
 stages of one run, not for quoting: //bench:quality scores many windows of
 two books. A QNN program runs on a host only in the HTP simulator, seconds
-per token, so its stage shows n/a.
+per token, so with --qnn_perplexity its stage is scored through the
+quantized graph it was lowered from (qnn_recipe/rebuilt_graph.py), which the
+simulator follows on at least 0.95 of teacher-forced steps; otherwise the
+stage shows n/a.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Sequence
 
 from bench.device.plan import Variant
 from bench.quality.perplexity import score_window, windows
 from models.programs import resolve
-from tools.executorch.pte_runner import PteSession
+from tools.executorch.export.errors import ExportError
+from tools.executorch.pte_runner import PteError, PteSession
+from tools.executorch.qnn_recipe import rebuilt_graph
+from tools.python.runfile import runfile
+from tools.qnn import simulator
 
 
-def stage_perplexities(variants: Sequence[Variant], text: str, tokens: int) -> dict[str, float]:
-    """Perplexity per program of the plan on the middle `tokens`-token window of `text`; QNN programs left out."""
+def _session(variant: Variant) -> PteSession:
+    files = resolve(variant.program)
+    if not variant.delegate:
+        return PteSession(*files)
+    # The timed runs are over, so this process is not re-executed with the
+    # SDK on its library path; the quantizer needs only to know where it is.
+    os.environ.setdefault("QNN_SDK_ROOT", simulator.sdk_environment()["QNN_SDK_ROOT"])
+    graph = rebuilt_graph.rebuild(files[0], runfile(f"models/{variant.calibration}.json"))
+    return PteSession(*files, computed_by=rebuilt_graph.forward_of(graph))
+
+
+def stage_perplexities(variants: Sequence[Variant], text: str, tokens: int, delegated: bool) -> dict[str, float]:
+    """Perplexity per program of the plan on the middle `tokens`-token window of `text`.
+
+    Delegated programs are scored only with `delegated`, and only those with a calibration set.
+    """
     scores: dict[str, float] = {}
     window = None
     for variant in variants:
-        if variant.delegate or variant.unavailable or variant.program in scores:
+        if variant.unavailable or variant.program in scores:
             continue
-        session = PteSession(*resolve(variant.program))
+        if variant.delegate and not (delegated and variant.calibration):
+            continue
+        try:
+            session = _session(variant)
+        except (ExportError, PteError) as e:
+            # The timed runs are done and kept; this stage's column shows n/a.
+            print(f"device: no perplexity for {variant.program}: {e}", file=sys.stderr, flush=True)
+            continue
         if window is None:
             ids = session.tokenizer.encode(text, add_special_tokens=False).ids
             # One window, from the middle of the book: away from its front matter.

@@ -13,6 +13,10 @@ class Variant:
     unavailable: str = ""  # why it cannot run yet, or ""
     delegate: str = ""  # "qnn": needs ExecuTorch's QNN backend and the QAIRT libraries
     not_on_host: str = ""  # why this host cannot measure it, or ""
+    # For a QNN program: the calibration_set it was exported with
+    # (models/<calibration>.json), so that its perplexity is scored through
+    # the quantized graph it was lowered from (ladder_quality.py).
+    calibration: str = ""
 
 
 # On this host a QNN program runs only in the HTP simulator, which emulates
@@ -27,7 +31,13 @@ PLANS = {
     "smollm2": (
         Variant("fp32 baseline", "llama_fp32"),
         Variant("+ int4 (asymmetric, fp32 outlier channels, 8-bit head, XNNPACK)", "llama_int4"),
-        Variant("+ QNN NPU", "llama_int4_qnn", delegate="qnn", not_on_host=SIMULATOR_ONLY),
+        Variant(
+            "+ QNN NPU",
+            "llama_int4_qnn",
+            delegate="qnn",
+            not_on_host=SIMULATOR_ONLY,
+            calibration="smollm2_calibration",
+        ),
         # The same int4 program without the runner's static arena: what the
         # planned arena and allocation-free decode buy.
         Variant("int4 without the static arena", "llama_int4", runner_flags=("--no_static_arena",)),
@@ -47,5 +57,5 @@ PLANS = {
     ),
     # The QNN stage alone on the tiny model: small enough for the simulator,
     # so tests run the whole QNN path on the host and its checks on a phone.
-    "tiny_qnn": (Variant("+ QNN NPU", "tiny_qnn", delegate="qnn"),),
+    "tiny_qnn": (Variant("+ QNN NPU", "tiny_qnn", delegate="qnn", calibration="tiny_calibration"),),
 }

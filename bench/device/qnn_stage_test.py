@@ -79,7 +79,13 @@ class QnnStageTest(unittest.TestCase):
 
     def test_host_runs_the_qnn_program_in_the_simulator(self):
         with tempfile.TemporaryDirectory() as out:
-            result, results = self.bench(out, "--host")
+            result, results = self.bench(
+                out,
+                "--host",
+                "--quality_text=" + os.path.abspath(os.environ["EMMA"]),
+                "--quality_tokens=32",
+                "--qnn_perplexity",
+            )
             self.assertEqual(result.returncode, 0, result.stderr[-3000:])
             (stage,) = results["variants"]
             self.assertEqual(stage["status"], "ok", stage)
@@ -87,8 +93,12 @@ class QnnStageTest(unittest.TestCase):
             run = stage["runs"][0]
             self.assertEqual(run["stats"]["generated_tokens"], 4)
             self.assertEqual(run["stats"]["model_sha256"], stage["model_sha256"])
+            # Its perplexity comes from its quantized graph: a random 49,152-token
+            # model scores near the vocabulary size, and never below 1.
+            perplexity = results["perplexity"]["tiny_qnn"]
+            self.assertTrue(1 < perplexity < 10 * 49152, perplexity)
             with open(os.path.join(out, "report.md")) as f:
-                self.assertIn("| + QNN NPU |", f.read())
+                self.assertIn(f"| + QNN NPU | {perplexity:.2f} |", f.read())
 
     def test_phone_of_another_soc_is_refused_before_pushing(self):
         libs = fake_qnn_libraries(tempfile.mkdtemp(), tiny_qnn_manifest()["qnn"]["qairtBuildId"])

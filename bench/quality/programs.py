@@ -7,11 +7,21 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class QualityProgram:
-    name: str  # //models target; the .pte is models/<name>.pte
+    name: str  # the row's name in --programs and the report
     what: str  # for the report
     by_default: bool = True  # scored when --programs is not given
     needs_qnn_sdk: bool = False  # runs in the QNN HTP simulator (tools/qnn/simulator.py)
     llama_cpp: bool = False  # not a .pte: llama.cpp on --peer_gguf (llama_cpp_scorer.py)
+    target: str = ""  # //models target, when not `name`; the .pte is models/<target>.pte
+    # A QNN program scored through the quantized graph it was lowered from
+    # (qnn_recipe/rebuilt_graph.py), rebuilt with this calibration_set
+    # (models/<calibration>.json): what the HTP is asked to compute, at
+    # PyTorch's speed rather than the simulator's.
+    calibration: str = ""
+
+    @property
+    def program(self) -> str:
+        return self.target or self.name
 
 
 PROGRAMS = (
@@ -26,9 +36,26 @@ PROGRAMS = (
     # from, so its weights are fp32's exactly and only its 8-bit activation
     # rounding costs it anything.
     QualityProgram("llama.cpp", "llama.cpp 0.3.36, the Q4_1 GGUF", llama_cpp=True),
-    # On this host the QNN program runs in the HTP simulator at about 8-20 s per
-    # token, so it is scored only on request, with few short windows
+    # The NPU program, through its quantized graph: the converted PyTorch
+    # model export_qnn lowers, which the simulator follows on at least 0.95
+    # of teacher-forced steps (//tools/executorch/tests:qnn_graph_fidelity_test).
+    # A few tenths of a second per token in PyTorch, so on request:
+    #   bazel run //bench:quality -- --programs=llama_fp32_xnnpack,llama_int4_qnn --windows=1 --context=128
+    QualityProgram(
+        "llama_int4_qnn",
+        "16a4w_block g32 for the QNN HTP, its quantized graph",
+        by_default=False,
+        calibration="smollm2_calibration",
+    ),
+    # The program itself runs on this host only in the HTP simulator, seconds
+    # per token, so it is scored only on request, with few short windows
     # (its context is 512, so --context must be at most 512):
-    #   bazel run //bench:quality -- --programs=llama_fp32_xnnpack,llama_int4_qnn --windows=1 --context=64
-    QualityProgram("llama_int4_qnn", "16a4w_block g32, QNN HTP (simulator)", by_default=False, needs_qnn_sdk=True),
+    #   bazel run //bench:quality -- --programs=llama_fp32_xnnpack,llama_int4_qnn_htp --windows=1 --context=64
+    QualityProgram(
+        "llama_int4_qnn_htp",
+        "16a4w_block g32, QNN HTP (simulator)",
+        by_default=False,
+        needs_qnn_sdk=True,
+        target="llama_int4_qnn",
+    ),
 )

@@ -37,7 +37,9 @@ from bench.quality.programs import PROGRAMS, QualityProgram
 from bench.record import command
 from bench.report import publish
 from models.programs import resolve
+from tools.executorch.export.errors import ExportError
 from tools.executorch.pte_runner import PteError, PteSession
+from tools.executorch.qnn_recipe import rebuilt_graph
 from tools.python.runfile import bundled_or_own, runfile
 
 FLAGS = flags.FLAGS
@@ -73,6 +75,19 @@ def load_corpora(paths: list[str]) -> dict[str, str]:
         with open(full, encoding="utf-8") as f:
             corpora[os.path.basename(path).removesuffix(".txt")] = f.read()
     return corpora
+
+
+def open_session(program: QualityProgram) -> PteSession:
+    """The program, or for a QNN program scored through its graph, that graph behind the program's limits."""
+    files = resolve(program.program)
+    if not program.calibration:
+        return PteSession(*files)
+    print(f"  rebuilding {program.program}'s quantized graph (calibration {program.calibration})", flush=True)
+    try:
+        graph = rebuilt_graph.rebuild(files[0], runfile(f"models/{program.calibration}.json"))
+    except ExportError as e:
+        raise QualityError(str(e)) from e
+    return PteSession(*files, computed_by=rebuilt_graph.forward_of(graph))
 
 
 def score_program(
@@ -225,7 +240,7 @@ def report_markdown(results: dict) -> str:
 
 def main(argv: list[str]) -> None:
     del argv
-    if any(p.needs_qnn_sdk for p in PROGRAMS if p.name in FLAGS.programs):
+    if any(p.needs_qnn_sdk or p.calibration for p in PROGRAMS if p.name in FLAGS.programs):
         from tools.qnn import simulator
 
         simulator.ensure_environment()  # re-executes with the QNN SDK on the library path
@@ -245,7 +260,7 @@ def main(argv: list[str]) -> None:
         corpora = load_corpora(FLAGS.corpus_files)
         if by_name[FLAGS.reference].llama_cpp:
             raise QualityError("--reference must be a program of ours, not llama.cpp")
-        reference_session = PteSession(*resolve(FLAGS.reference))
+        reference_session = open_session(by_name[FLAGS.reference])
         tokenizer = reference_session.tokenizer
         prompts = load_prompts(bundled_or_own(FLAGS.chat_prompts)) if FLAGS.chat_prompts else []
         ids_of_prompts = prompt_ids(reference_session, prompts)
@@ -262,7 +277,7 @@ def main(argv: list[str]) -> None:
                 scores, replies[name] = score_llama_cpp(texts, ids_of_prompts)
             else:
                 # The reference is loaded already (its tokenizer cut the windows).
-                session = reference_session if name == FLAGS.reference else PteSession(*resolve(name))
+                session = reference_session if name == FLAGS.reference else open_session(program)
                 scores, replies[name] = score_program(session, program, texts, prompts)
             for corpus, result in scores.items():
                 rows.append({"program": name, "what": program.what, "corpus": corpus, **result})
