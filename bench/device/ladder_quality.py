@@ -13,29 +13,14 @@ stage shows n/a.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 
 from bench.device.plan import Variant
 from bench.quality.perplexity import score_window, windows
-from models.programs import resolve
+from bench.quality.sessions import open_program
 from tools.executorch.export.errors import ExportError
-from tools.executorch.pte_runner import PteError, PteSession
-from tools.executorch.qnn_recipe import rebuilt_graph
-from tools.python.runfile import runfile
-from tools.qnn import simulator
-
-
-def _session(variant: Variant) -> PteSession:
-    files = resolve(variant.program)
-    if not variant.delegate:
-        return PteSession(*files)
-    # The timed runs are over, so this process is not re-executed with the
-    # SDK on its library path; the quantizer needs only to know where it is.
-    os.environ.setdefault("QNN_SDK_ROOT", simulator.sdk_environment()["QNN_SDK_ROOT"])
-    graph = rebuilt_graph.rebuild(files[0], runfile(f"models/{variant.calibration}.json"))
-    return PteSession(*files, computed_by=rebuilt_graph.forward_of(graph))
+from tools.executorch.pte_runner import PteError
 
 
 def stage_perplexities(variants: Sequence[Variant], text: str, tokens: int, delegated: bool) -> dict[str, float]:
@@ -51,7 +36,7 @@ def stage_perplexities(variants: Sequence[Variant], text: str, tokens: int, dele
         if variant.delegate and not (delegated and variant.calibration):
             continue
         try:
-            session = _session(variant)
+            session = open_program(variant.program, variant.calibration)
         except (ExportError, PteError) as e:
             # The timed runs are done and kept; this stage's column shows n/a.
             print(f"device: no perplexity for {variant.program}: {e}", file=sys.stderr, flush=True)

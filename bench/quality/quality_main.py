@@ -34,12 +34,11 @@ from bench.answers.prompts import REPLY_TOKENS, ChatPrompt, greedy_replies, load
 from bench.bench_venv import bench_python
 from bench.quality.perplexity import QualityError, Score, score_window, windows
 from bench.quality.programs import PROGRAMS, QualityProgram
+from bench.quality.sessions import open_program
 from bench.record import command
 from bench.report import publish
-from models.programs import resolve
 from tools.executorch.export.errors import ExportError
 from tools.executorch.pte_runner import PteError, PteSession
-from tools.executorch.qnn_recipe import rebuilt_graph
 from tools.python.runfile import bundled_or_own, runfile
 
 FLAGS = flags.FLAGS
@@ -79,15 +78,12 @@ def load_corpora(paths: list[str]) -> dict[str, str]:
 
 def open_session(program: QualityProgram) -> PteSession:
     """The program, or for a QNN program scored through its graph, that graph behind the program's limits."""
-    files = resolve(program.program)
-    if not program.calibration:
-        return PteSession(*files)
-    print(f"  rebuilding {program.program}'s quantized graph (calibration {program.calibration})", flush=True)
+    if program.calibration:
+        print(f"  rebuilding {program.program}'s quantized graph (calibration {program.calibration})", flush=True)
     try:
-        graph = rebuilt_graph.rebuild(files[0], runfile(f"models/{program.calibration}.json"))
+        return open_program(program.program, program.calibration)
     except ExportError as e:
         raise QualityError(str(e)) from e
-    return PteSession(*files, computed_by=rebuilt_graph.forward_of(graph))
 
 
 def score_program(
@@ -240,7 +236,7 @@ def report_markdown(results: dict) -> str:
 
 def main(argv: list[str]) -> None:
     del argv
-    if any(p.needs_qnn_sdk or p.calibration for p in PROGRAMS if p.name in FLAGS.programs):
+    if any(p.needs_qnn_sdk for p in PROGRAMS if p.name in FLAGS.programs):
         from tools.qnn import simulator
 
         simulator.ensure_environment()  # re-executes with the QNN SDK on the library path
