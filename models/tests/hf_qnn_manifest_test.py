@@ -19,7 +19,7 @@ class HfQnnManifestTest(unittest.TestCase):
                 with open(workspace_file(f"models/{name}.pte"), "rb") as f:
                     self.assertEqual(hashlib.sha256(f.read()).hexdigest(), manifest["sha256"])
                 qnn = manifest["qnn"]
-                self.assertEqual((qnn["soc"], qnn["quantize"]), ("SM8650", "16a4w"))
+                self.assertEqual((qnn["soc"], qnn["quantize"]), ("SM8650", "16a4w_block_asym"))
                 self.assertTrue(qnn["transformerBlocksFullyDelegated"], qnn["cpuOpsByName"])
                 self.assertGreater(qnn["delegatedOps"], 10 * qnn["cpuOps"])
 

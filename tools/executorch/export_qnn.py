@@ -75,10 +75,12 @@ def check_soc(soc: str) -> str:
 
 
 def check_scheme() -> None:
-    if FLAGS.quantize == "16a4w_block" and FLAGS.group_size not in quantizer.BLOCK_SIZES:
-        raise ExportError(f"quantize=16a4w_block needs group_size in {quantizer.BLOCK_SIZES}, got {FLAGS.group_size}")
-    if FLAGS.quantize != "16a4w_block" and FLAGS.group_size:
-        raise ExportError(f"group_size is for quantize=16a4w_block only; drop it for {FLAGS.quantize}")
+    if FLAGS.quantize in quantizer.BLOCK_SCHEMES and FLAGS.group_size not in quantizer.BLOCK_SIZES:
+        raise ExportError(
+            f"quantize={FLAGS.quantize} needs group_size in {quantizer.BLOCK_SIZES}, got {FLAGS.group_size}"
+        )
+    if FLAGS.quantize not in quantizer.BLOCK_SCHEMES and FLAGS.group_size:
+        raise ExportError(f"group_size is for quantize={quantizer.BLOCK_SCHEMES} only; drop it for {FLAGS.quantize}")
 
 
 def export_program(config, passages: list[list[int]]):

@@ -20,7 +20,7 @@ PteInfo = provider(
         "kind": "string: 'llm' (a language model with a KV cache) or 'sentence_encoder'.",
         "backend": "string: 'portable', 'xnnpack' or 'qnn'.",
         "quantize": "string: for an llm 'none', '8da4w' or '8da4w_asym' (XNNPACK/portable), or '16a4w', " +
-                    "'16a4w_block', '16a8w', '8a8w' (qnn); for a sentence_encoder 'none' or '8da8w'.",
+                    "'16a4w_block', '16a4w_block_asym', '16a8w', '8a8w' (qnn); for a sentence_encoder 'none' or '8da8w'.",
         "max_seq_len": "int: longest token chunk a single forward call accepts.",
         "max_context_len": "int: KV-cache length; 0 for a sentence_encoder, which has none.",
     },

@@ -9,5 +9,5 @@ CHOICES = {
     # LPBQ block sizes of 16a4w_block's 4-bit weights.
     "group_size": [32, 64, 128],
     # QnnQuantizer's schemes: activation and weight bits.
-    "quantize": ["16a4w", "16a4w_block", "16a8w", "8a8w"],
+    "quantize": ["16a4w", "16a4w_block", "16a4w_block_asym", "16a8w", "8a8w"],
 }

@@ -10,16 +10,19 @@ load(":qnn_choices.bzl", QNN_CHOICES = "CHOICES")
 QNN_QUANTIZE_MODES = QNN_CHOICES["quantize"]
 GROUP_SIZES = QNN_CHOICES["group_size"]
 
+# The schemes whose 4-bit weights have a scale per block of group_size inputs.
+BLOCK_SCHEMES = ["16a4w_block", "16a4w_block_asym"]
+
 def _check_attrs(ctx):
     attrs = ctx.attr
     if attrs.soc not in QNN_SOCS:
         fail("executorch_pte {}: unknown soc \"{}\"; ExecuTorch's QNN backend knows {}".format(ctx.label, attrs.soc, sorted(QNN_SOCS.keys())))
     if attrs.quantize not in QNN_QUANTIZE_MODES:
         fail("executorch_pte {}: backend \"qnn\" quantizes with QnnQuantizer; set quantize to one of {} (got \"{}\")".format(ctx.label, QNN_QUANTIZE_MODES, attrs.quantize))
-    if attrs.quantize == "16a4w_block" and attrs.group_size not in GROUP_SIZES:
-        fail("executorch_pte {}: quantize = \"16a4w_block\" needs group_size in {}, got {}".format(ctx.label, GROUP_SIZES, attrs.group_size))
-    if attrs.quantize != "16a4w_block" and attrs.group_size:
-        fail("executorch_pte {}: group_size is for quantize = \"16a4w_block\" on backend \"qnn\"; drop it".format(ctx.label))
+    if attrs.quantize in BLOCK_SCHEMES and attrs.group_size not in GROUP_SIZES:
+        fail("executorch_pte {}: quantize = \"{}\" needs group_size in {}, got {}".format(ctx.label, attrs.quantize, GROUP_SIZES, attrs.group_size))
+    if attrs.quantize not in BLOCK_SCHEMES and attrs.group_size:
+        fail("executorch_pte {}: group_size is for quantize = one of {} on backend \"qnn\"; drop it".format(ctx.label, BLOCK_SCHEMES))
     if not attrs.calibration:
         fail("executorch_pte {}: backend \"qnn\" needs calibration = a calibration_set target (post-training quantization)".format(ctx.label))
     if not attrs.qnn_sdk:
@@ -73,7 +76,7 @@ qnn_pte = rule(
         model = ":smollm2_135m",
         backend = "qnn",
         soc = "SM8650",
-        quantize = "16a4w_block",
+        quantize = "16a4w_block_asym",
         group_size = 32,
         calibration = ":smollm2_calibration",
     )
@@ -81,8 +84,8 @@ qnn_pte = rule(
 Returns PteInfo (kind "llm", backend "qnn", max_seq_len 1).
 """,
     attrs = dict(LLM_COMMON_ATTRS, **{
-        "quantize": attr.string(default = "none", doc = "QnnQuantizer's scheme: 16a4w, 16a4w_block, 16a8w or 8a8w (required)."),
-        "group_size": attr.int(default = 0, doc = "16a4w_block only: block size of the 4-bit weights, 32, 64 or 128."),
+        "quantize": attr.string(default = "none", doc = "QnnQuantizer's scheme: 16a4w, 16a4w_block, 16a4w_block_asym, 16a8w or 8a8w (required)."),
+        "group_size": attr.int(default = 0, doc = "16a4w_block and 16a4w_block_asym only: block size of the 4-bit weights, 32, 64 or 128."),
         "soc": attr.string(doc = "The Qualcomm SoC to compile for, e.g. SM8650 (see //tools/qnn:socs.bzl)."),
         "calibration": attr.label(providers = [CalibrationSetInfo], doc = "A calibration_set of this model."),
         "calibration_passages": attr.int(default = 32, doc = "How many of its passages calibrate the observers."),

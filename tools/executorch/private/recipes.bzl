@@ -25,11 +25,11 @@ RECIPES = {
         },
     },
     "int4_qnn": {
-        "doc": "The Qualcomm NPU program: int4 weights in blocks of 32 (LPBQ) and 16-bit activations, from QnnQuantizer with post-training calibration. Needs `soc` and `calibration`.",
+        "doc": "The Qualcomm NPU program: asymmetric int4 linears in blocks of 32 (LPBQ scales, the block offsets as an 8-bit linear over block means), an 8-bit output head, 16-bit activations, from QnnQuantizer with post-training calibration. Needs `soc` and `calibration`.",
         "attrs": {
             "backend": "qnn",
             "group_size": 32,
-            "quantize": "16a4w_block",
+            "quantize": "16a4w_block_asym",
         },
     },
     "fp32": {

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tools.executorch.export import upstream
-from tools.executorch.qnn_recipe import calibration, npu_graph, quantizer
+from tools.executorch.qnn_recipe import block_offsets, calibration, npu_graph, quantizer
 
 
 def quantize(config, passages: list[list[int]], soc: str, scheme: str, group_size: int):
@@ -19,11 +19,17 @@ def quantize(config, passages: list[list[int]], soc: str, scheme: str, group_siz
 
     Returns the builder, whose pre_autograd_graph_module is the converted graph.
     """
-    manager = upstream.load_llama(config).source_transform(list(npu_graph.TRANSFORMS))
+    transforms = list(npu_graph.TRANSFORMS)
+    offsets = block_offsets.BlockOffsets(group_size) if scheme == "16a4w_block_asym" else None
+    if offsets:
+        transforms.append(offsets)
+    manager = upstream.load_llama(config).source_transform(transforms)
     exported = manager.export()
     exported.run_canonical_optimizations()
     qnn_quantizer, _ = quantizer.make_quantizer(soc, scheme)
-    if scheme == "16a4w_block":
+    if offsets:
+        quantizer.use_block_offsets(qnn_quantizer, exported.pre_autograd_graph_module, offsets)
+    elif scheme == "16a4w_block":
         quantizer.set_block_sizes(qnn_quantizer, exported.pre_autograd_graph_module, group_size)
     return upstream.quantize_pt2e(exported, qnn_quantizer, calibration.passage_calibrator(passages))
 

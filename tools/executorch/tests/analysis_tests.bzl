@@ -68,7 +68,7 @@ _CASES = {
     ),
     "qnn_with_xnnpack_quantize": (
         {"backend": "qnn", "soc": "SM8650", "quantize": "8da4w", "calibration": "//models:tiny_calibration"},
-        "backend \"qnn\" quantizes with QnnQuantizer; set quantize to one of [\"16a4w\", \"16a4w_block\", \"16a8w\", \"8a8w\"]",
+        "backend \"qnn\" quantizes with QnnQuantizer; set quantize to one of [\"16a4w\", \"16a4w_block\", \"16a4w_block_asym\", \"16a8w\", \"8a8w\"]",
     ),
     "qnn_without_calibration": (
         {"backend": "qnn", "soc": "SM8650", "quantize": "16a4w"},
@@ -148,7 +148,7 @@ def _recipe_test_impl(ctx):
         "quantize": "8da4w_asym",
     }, attrs)
     attrs, error = expand_recipe("executorch_pte", "p", "int4_qnn", {"model": ":m", "soc": "SM8650"})
-    asserts.equals(env, {"backend": "qnn", "group_size": 32, "model": ":m", "quantize": "16a4w_block", "soc": "SM8650"}, attrs)
+    asserts.equals(env, {"backend": "qnn", "group_size": 32, "model": ":m", "quantize": "16a4w_block_asym", "soc": "SM8650"}, attrs)
     _, error = expand_recipe("executorch_pte", "p", "int5", {"model": ":m"})
     asserts.equals(env, "executorch_pte p: unknown recipe \"int5\"; choose one of {} (docs/rules_reference.md#recipes)".format(sorted(RECIPES.keys())), error)
     _, error = expand_recipe("executorch_pte", "p", "int4", {"model": ":m", "quantize": "8da4w", "group_size": 64})

@@ -25,7 +25,7 @@ TINY_QNN_FLAGS = [
     "--model_label=//models:tiny_random",
     "--calibration_passages=8",
     "--soc=SM8650",
-    "--quantize=16a4w_block",
+    "--quantize=16a4w_block_asym",
     "--group_size=32",
     "--max_context_len=128",
 ]
@@ -80,7 +80,7 @@ class QnnExportTest(unittest.TestCase):
         pte = runfile("models/tiny_qnn.pte")
         self.assertEqual(manifest["sha256"], sha256(pte))
         qnn = manifest["qnn"]
-        self.assertEqual((qnn["soc"], qnn["htpArch"], qnn["quantize"]), ("SM8650", "V75", "16a4w_block"))
+        self.assertEqual((qnn["soc"], qnn["htpArch"], qnn["quantize"]), ("SM8650", "V75", "16a4w_block_asym"))
         self.assertTrue(qnn["qairtBuildId"].startswith("v2."), qnn)
         self.assertTrue(qnn["qairtBuildIdInContextBlob"], "the context binary should carry the QAIRT build id")
         self.assertTrue(qnn["transformerBlocksFullyDelegated"], qnn["cpuOpsByName"])
