@@ -39,12 +39,10 @@ PROGRAMS = (
     # The NPU program, through its quantized graph: the converted PyTorch
     # model export_qnn lowers, which the simulator follows on at least 0.95
     # of teacher-forced steps (//tools/executorch/tests:qnn_graph_fidelity_test).
-    # A few tenths of a second per token in PyTorch, so on request:
-    #   bazel run //bench:quality -- --programs=llama_fp32_xnnpack,llama_int4_qnn --windows=1 --context=128
+    # A few tenths of a second per token in PyTorch: most of a default run.
     QualityProgram(
         "llama_int4_qnn",
-        "16a4w_block g32 for the QNN HTP, its quantized graph",
-        by_default=False,
+        "16a4w_block_asym g32 and an 8-bit head for the QNN HTP, its quantized graph",
         calibration="smollm2_calibration",
     ),
     # The program itself runs on this host only in the HTP simulator, seconds
@@ -53,7 +51,7 @@ PROGRAMS = (
     #   bazel run //bench:quality -- --programs=llama_fp32_xnnpack,llama_int4_qnn_htp --windows=1 --context=64
     QualityProgram(
         "llama_int4_qnn_htp",
-        "16a4w_block g32, QNN HTP (simulator)",
+        "16a4w_block_asym g32 and an 8-bit head, QNN HTP (simulator)",
         by_default=False,
         needs_qnn_sdk=True,
         target="llama_int4_qnn",
