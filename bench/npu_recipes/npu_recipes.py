@@ -4,7 +4,7 @@ The NPU's 4-bit block weights (LPBQ) are symmetric, with one fp32 scale per
 output channel and a 4-bit multiple of it per block of 32. SmolLM2's packaged
 weights are GGUF Q4_1: asymmetric blocks of 32. Each candidate here fits the
 fp32 checkpoint's linears to the HTP's layout and scores the model on the
-same windows as //bench:quality (8 x 512 tokens of Emma and of the KJV),
+same windows as //bench:quality (by default 8 x 512 tokens of Emma and of the KJV),
 one full-sequence forward per window in PyTorch. Only the weights change:
 activations stay fp32, so this isolates the weight recipe, in seconds per
 candidate. The chosen recipe is then scored through the program's own

@@ -60,7 +60,7 @@ def use_block_offsets(quantizer, graph_module, offsets) -> None:
 
     `offsets` is the block_offsets.BlockOffsets transform the model went
     through. The head stays 8-bit per channel: at 4 bits it alone costs
-    SmolLM2 6-12% perplexity (docs/quantization.md).
+    SmolLM2 6-9% perplexity (docs/quantization.md).
     """
     import torch
     from executorch.backends.qualcomm.quantizer.quantizer import ModuleQConfig, QuantDtype
