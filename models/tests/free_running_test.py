@@ -11,14 +11,22 @@ under test fails when:
 - a reply degenerates after a near-tie fork where fp32 itself, put on the
   program's branch, does not loop (when it does, the loop is the model's
   own and is only reported);
-- it misses a factual answer that fp32 gives;
+- it misses a factual answer that fp32 gives, unless every token of the
+  reply is one fp32 itself ranks within NEAR_TIE of its own choice (fp32
+  could have written that reply, miss included: the miss is the model's
+  own and is only reported);
 - its replies share less than MIN_OVERLAP of fp32's tokens.
 
 Both programs are deterministic on one machine, so every figure here is
 exact for a given pair of .pte files on one CPU. XNNPACK picks its kernels
 by instruction set, though, and their rounding decides near-ties, so the
-same files can answer differently on an AVX2 host than on an AVX-512 one:
-a recipe passes only if its margins survive both.
+same files can answer differently on an AVX2 host than on an AVX-512 one
+with AMX: a recipe passes only if its margins survive both. Rounding alone
+moves a 4-bit program's logits by tenths: llama_int4's logits for one
+prompt differ by up to 0.9 between a 14-token prefill and the same tokens
+fed one by one. On "What is the capital of France?" fp32 itself opens with
+"The" only 0.08 above "L", and from "L" it never names Paris: that is why a
+missed answer is checked against fp32's own near-ties, as a loop is.
 """
 
 from __future__ import annotations
@@ -112,12 +120,26 @@ class FreeRunningTest(unittest.TestCase):
         self.assertEqual(collapsed, [], f"{PTE} collapses")
         self.assertEqual(near_tie_loops, [], f"{PTE} loops where fp32 on the same branch does not")
 
+    def fp32_largest_departure(self, prompt: ChatPrompt, reply: list[int]) -> float:
+        """The most that fp32, teacher-forced along `reply`, ranks one of its tokens below its own choice."""
+        session = self.reference_session
+        (ids,) = prompt_ids(session, [prompt])
+        logits, largest = session.prefill(ids), 0.0
+        for step, token in enumerate(reply):
+            largest = max(largest, float(logits.max() - logits[token]))
+            if step + 1 < len(reply):
+                logits = session.forward([token], len(ids) + step)
+        return largest
+
     def check_factual_answers(self):
-        missed = [
-            f"{p.text!r} -> {self.decode(reply)!r}"
-            for p, reply in zip(self.prompts, self.replies, strict=True)
-            if p.expect and p.expect.lower() not in self.decode(reply).lower()
-        ]
+        missed, own = [], []
+        for p, reply in zip(self.prompts, self.replies, strict=True):
+            if not p.expect or p.expect.lower() in self.decode(reply).lower():
+                continue
+            departure = self.fp32_largest_departure(p, reply)
+            verdict = f"{p.text!r} -> {self.decode(reply)!r} (fp32's largest departure {departure:.2f})"
+            (own if departure < NEAR_TIE else missed).append(verdict)
+        print(f"misses on fp32's own near-ties: {own}", file=sys.stderr)
         self.assertEqual(missed, [], f"{PTE} misses answers fp32 gives")
 
     def check_replies_agree_with_fp32(self):
