@@ -7,7 +7,7 @@
 #
 #   tools/python/make_venv.sh requirements_lock.txt
 #   tools/python/make_venv.sh rag/requirements_lock.txt
-#   tools/python/make_venv.sh bench/requirements_lock.txt /opt/llm_ondevice/venvs 'CMAKE_ARGS=-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF'
+#   tools/python/make_venv.sh bench/requirements_lock.txt /opt/llm_ondevice/venvs 'CMAKE_ARGS=-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF -DCMAKE_C_FLAGS=-mno-amx-int8 -DCMAKE_CXX_FLAGS=-mno-amx-int8'
 #
 # Arguments: <lock file> [root, default /opt/llm_ondevice/venvs] [KEY=VALUE
 # build settings for pip, as the venv's build_env in MODULE.bazel]. With
@@ -53,7 +53,14 @@ if [ "$(cat "$venv/.complete" 2>/dev/null)" = "$sha" ]; then
 fi
 rm -rf "$venv"
 "$python" -m venv "$venv"
+# pip's wheel cache knows a source build by its sdist alone, not by the
+# settings it was built with: with settings, a wheel cached from other
+# settings (or none) would stand in for this build.
+cache=()
+if (($#)); then
+  cache=(--no-cache-dir)
+fi
 env "$@" "$venv/bin/python3" -m pip install --quiet --no-deps --require-hashes \
-  --disable-pip-version-check --no-input -r "$lock"
+  --disable-pip-version-check --no-input "${cache[@]}" -r "$lock"
 echo "$sha" >"$venv/.complete"
 echo "$venv"

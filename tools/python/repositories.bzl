@@ -22,10 +22,12 @@ def python_repositories():
     # The bench's venv (plots, llama.cpp for //bench:peers), separate so bench
     # tools never touch export keys. llama-cpp-python is built from its sdist
     # for this machine's CPU (as llama.cpp's own builds are), once per machine,
-    # without its multimodal library (LLAVA_BUILD), which no bench loads.
+    # without its multimodal library (LLAVA_BUILD), which no bench loads, and
+    # without ggml's AMX path, which dies with SIGILL on VMs that drop the AMX
+    # tile configuration (docs/build.md).
     python_venv(
         name = "pypi_bench",
-        build_env = {"CMAKE_ARGS": "-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF"},
+        build_env = {"CMAKE_ARGS": "-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF -DCMAKE_C_FLAGS=-mno-amx-int8 -DCMAKE_CXX_FLAGS=-mno-amx-int8"},
         requirements_lock = Label("//bench:requirements_lock.txt"),
     )
 
