@@ -79,9 +79,9 @@ flags.DEFINE_string(
 flags.DEFINE_integer("quality_tokens", 256, "Tokens of --quality_text each stage is scored on.")
 flags.DEFINE_bool(
     "qnn_perplexity",
-    False,
-    "Also score QNN stages, through the quantized graph each was lowered from (minutes for SmolLM2: the graph "
-    "is calibrated again, and runs a few tokens per second).",
+    True,
+    "Score QNN stages too, through the quantized graph each was lowered from (minutes for SmolLM2: the graph "
+    "is calibrated again, and runs a few tokens per second); --noqnn_perplexity leaves their column n/a.",
 )
 
 METRICS = (  # stats JSON key, report label, higher is better

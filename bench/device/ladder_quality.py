@@ -5,10 +5,10 @@ scored here, in ExecuTorch's Python runtime, teacher-forced on one fixed
 window of held-out text (bench/perplexity). The figure is for comparing
 stages of one run, not for quoting: //bench:quality scores many windows of
 two books. A QNN program runs on a host only in the HTP simulator, seconds
-per token, so with --qnn_perplexity its stage is scored through the
-quantized graph it was lowered from (qnn_recipe/rebuilt_graph.py), which the
-simulator follows on at least 0.95 of teacher-forced steps; otherwise the
-stage shows n/a.
+per token, so its stage is scored through the quantized graph it was
+lowered from (qnn_recipe/rebuilt_graph.py), which the simulator follows on
+at least 0.95 of teacher-forced steps; with --noqnn_perplexity the stage
+shows n/a.
 """
 
 from __future__ import annotations
