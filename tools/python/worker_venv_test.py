@@ -16,7 +16,11 @@ from tools.python.runfile import runfile
 _VENVS = [
     (sys.argv[1], "requirements_lock.txt", []),
     (sys.argv[2], "rag/requirements_lock.txt", []),
-    (sys.argv[3], "bench/requirements_lock.txt", ["CMAKE_ARGS=-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF -DCMAKE_C_FLAGS=-mno-amx-int8 -DCMAKE_CXX_FLAGS=-mno-amx-int8"]),
+    (
+        sys.argv[3],
+        "bench/requirements_lock.txt",
+        ["CMAKE_ARGS=-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF -DCMAKE_C_FLAGS=-mno-amx-int8 -DCMAKE_CXX_FLAGS=-mno-amx-int8"],
+    ),
 ]
 
 
