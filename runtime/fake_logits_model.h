@@ -70,6 +70,7 @@ class FakeLogitsModel : public LogitsModel {
     return (cache_[p] + 1) % vocab;
   }
 
+  int64_t executions() const override { return calls_; }
   int64_t calls() const { return calls_; }
   int64_t tokens_fed() const { return tokens_fed_; }
 

@@ -15,9 +15,10 @@ using executorch::runtime::EValue;
 
 Error ForwardMethod::Load(executorch::runtime::Program* program,
                           executorch::runtime::HierarchicalAllocator* planned,
-                          executorch::runtime::MemoryAllocator* temp) {
+                          executorch::runtime::MemoryAllocator* temp,
+                          const char* name) {
   memory_manager_.emplace(&method_allocator_, planned, temp);
-  auto method = program->load_method("forward", &*memory_manager_);
+  auto method = program->load_method(name, &*memory_manager_);
   if (!method.ok()) return method.error();
   method_.emplace(std::move(method.get()));
   return Error::Ok;

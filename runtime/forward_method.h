@@ -1,5 +1,6 @@
-// A program's `forward` method, loaded once against its planned memory: the
-// part of running a program that the LLM and the sentence embedder share.
+// A program's method (`forward` unless named), loaded once against its
+// planned memory: the part of running a program that the LLM and the
+// sentence embedder share.
 //
 // Inputs are int64 tensors over buffers the caller owns (token ids,
 // positions, masks). Run describes them with TensorImpls on the stack and
@@ -32,14 +33,14 @@ struct Int64Input {
 
 class ForwardMethod {
  public:
-  // Loads `forward` with `planned` for its buffers and `temp` for kernels'
-  // scratch. Both must outlive this object.
+  // Loads method `name` with `planned` for its buffers and `temp` for
+  // kernels' scratch. Both must outlive this object.
   executorch::runtime::Error Load(
       executorch::runtime::Program* program,
       executorch::runtime::HierarchicalAllocator* planned,
-      executorch::runtime::MemoryAllocator* temp);
+      executorch::runtime::MemoryAllocator* temp, const char* name = "forward");
 
-  // Sets inputs 0..count-1 (count <= 2) and executes.
+  // Sets inputs 0..count-1 and executes.
   executorch::runtime::Error Run(const Int64Input* inputs, int count);
 
   const executorch::runtime::EValue& output(size_t index) {

@@ -25,7 +25,9 @@ struct GenerationStats {
   // prefills all of them.
   int64_t reused_tokens = 0;
   int64_t prefilled_tokens = 0;
-  // Graph executions that prefilled them: one per max_seq_len chunk.
+  // Graph executions that prefilled them: one per chunk of max_seq_len (a
+  // program's prefill method's length), or one per token where a chunk
+  // cannot run whole (a one-token program, the end of the context).
   int64_t prefill_calls = 0;
   // Whole earlier turns left out so the conversation fits the context
   // (context policy drop_oldest_turns).
@@ -40,7 +42,7 @@ struct GenerationStats {
   int64_t decode_allocations = -1;
   std::string stop_reason;  // eos, max_new_tokens, context_full, callback
   // Speculative decoding: what ran ("off", "prompt_lookup", "draft", or
-  // "off (why)"), the decode steps' forward calls, the calls that verified a
+  // "off (why)"), the decode steps' graph executions, the calls that verified a
   // draft, the draft tokens proposed and accepted, the governor's pauses, and
   // the draft program's own forward calls (draft mode).
   std::string speculation = "off";

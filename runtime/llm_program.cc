@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "runtime/llama_kernels.h"
 #include "runtime/runtime_log.h"
@@ -20,8 +21,6 @@ using executorch::aten::Tensor;
 using executorch::runtime::Error;
 using executorch::runtime::EValue;
 using executorch::runtime::MemoryManager;
-
-namespace {}  // namespace
 
 std::unique_ptr<LlmProgram> LlmProgram::Load(const ProgramOptions& options,
                                              std::string* error) {
@@ -89,6 +88,20 @@ bool LlmProgram::ReadLimits(std::string* error) {
     }
     limits_.logit_rows = rows[0];
   }
+#if defined(__x86_64__)
+  // On x86 the only HTP is QAIRT's simulator, which cannot load a context
+  // whose methods share their weights, and ExecuTorch's QNN backend crashes
+  // on the failure: say so before loading it.
+  std::vector<int64_t> shared;
+  if (read("get_qnn_weight_sharing", &shared) && shared[0] != 0) {
+    *error =
+        "the program's methods share their weights in one QNN context "
+        "(weight_sharing), which a phone's HTP loads and the x86 HTP "
+        "simulator cannot; run it on a phone, or export it with "
+        "weight_sharing = False to run it here";
+    return false;
+  }
+#endif
   return true;
 }
 
@@ -120,12 +133,15 @@ bool LlmProgram::PrepareForward(const ProgramOptions& options,
     limits_.max_seq_len =
         std::min<int64_t>(limits_.max_seq_len, tokens_meta->sizes()[1]);
   }
+  if (!FindPrefill(error)) return false;
+  std::vector<executorch::runtime::MethodMeta> methods = {*meta};
+  if (prefill_length_ > 0) methods.push_back(*program_->method_meta("prefill"));
 
   executorch::runtime::MemoryAllocator* temp = &heap_temp_allocator_;
   if (options.static_arena) {
     // One arena for all planned buffers and a fixed arena for kernels' temp
     // memory.
-    if (!planned_.Map(*meta)) {
+    if (!planned_.Map(methods)) {
       *error = "cannot map " + std::to_string(planned_.bytes() >> 20) +
                " MiB for the memory plan; free memory or export a shorter "
                "max_context_len";
@@ -140,33 +156,130 @@ bool LlmProgram::PrepareForward(const ProgramOptions& options,
     temp_allocator_.emplace(static_cast<uint32_t>(temp_arena_.size()),
                             temp_arena_.data());
     temp = &*temp_allocator_;
-  } else if (!planned_.AllocateOnHeap(*meta)) {
+  } else if (!planned_.AllocateOnHeap(methods)) {
     *error = "out of memory for the memory plan (" +
              std::to_string(planned_.bytes()) + " bytes)";
     return false;
   }
-  ClearRuntimeError();
-  const Error loaded = forward_.Load(program_, planned_.allocator(), temp);
-  if (loaded != Error::Ok) {
-    std::string detail = DescribeExecuTorchError(loaded);
-    *error = "cannot load forward: " + detail;
-    if (detail.find("QnnBackend is not registered") != std::string::npos) {
-      *error +=
-          ". The program is delegated to the Qualcomm NPU: load ExecuTorch's "
-          "QNN backend with --backend_library (libqnn_executorch_backend.so "
-          "on Android, libexecutorch_backend_qnn.so on this host) and put "
-          "the QAIRT libraries on LD_LIBRARY_PATH (README \"Qualcomm NPU\")";
-    } else if (loaded == Error::OperatorMissing) {
-      *error +=
-          ". The program uses an operator this runner has no kernel for; "
-          "re-export with the supported settings (executorch_pte) or add the "
-          "kernel to //runtime";
-    }
+  if (!LoadMethod(&forward_, "forward", temp, error)) return false;
+  if (prefill_length_ > 0 && !LoadMethod(&prefill_, "prefill", temp, error)) {
     return false;
   }
+  if (prefill_length_ > 0) limits_.max_seq_len = prefill_length_;
   token_buffer_.assign(static_cast<size_t>(limits_.max_seq_len), 0);
+  position_buffer_.assign(static_cast<size_t>(limits_.max_seq_len), 0);
   row_buffer_.assign(static_cast<size_t>(limits_.logit_rows), 0);
   return true;
+}
+
+bool LlmProgram::FindPrefill(std::string* error) {
+  auto meta = program_->method_meta("prefill");
+  if (!meta.ok()) return true;  // a program without one prefills on forward
+  auto tokens = meta->input_tensor_meta(0);
+  auto positions = meta->input_tensor_meta(1);
+  const bool shaped =
+      meta->num_inputs() == 2 && tokens.ok() && positions.ok() &&
+      tokens->sizes().size() == 2 && positions->sizes().size() == 1 &&
+      tokens->sizes()[1] == positions->sizes()[0] && tokens->sizes()[1] >= 2;
+  if (!shaped) {
+    *error =
+        "the program's prefill method does not take (tokens [1, N], "
+        "input_pos [N]) with N >= 2; re-export it with executorch_pte "
+        "(backend \"qnn\", prefill_length)";
+    return false;
+  }
+  if (limits_.max_seq_len != 1 || limits_.logit_rows != 1) {
+    *error = "the program has a prefill method beside a forward that takes " +
+             std::to_string(limits_.max_seq_len) +
+             " tokens per call; a prefill method belongs beside a one-token "
+             "forward: re-export it";
+    return false;
+  }
+  prefill_length_ = tokens->sizes()[1];
+  if (prefill_length_ >= limits_.max_context_len) {
+    *error = "the prefill method reads " + std::to_string(prefill_length_) +
+             " tokens per call, not fewer than the context of " +
+             std::to_string(limits_.max_context_len) + ": re-export it";
+    return false;
+  }
+  return true;
+}
+
+bool LlmProgram::LoadMethod(ForwardMethod* method, const char* name,
+                            executorch::runtime::MemoryAllocator* temp,
+                            std::string* error) {
+  ClearRuntimeError();
+  const Error loaded = method->Load(program_, planned_.allocator(), temp, name);
+  if (loaded == Error::Ok) return true;
+  std::string detail = DescribeExecuTorchError(loaded);
+  *error = std::string("cannot load ") + name + ": " + detail;
+  if (detail.find("QnnBackend is not registered") != std::string::npos) {
+    *error +=
+        ". The program is delegated to the Qualcomm NPU: load ExecuTorch's "
+        "QNN backend with --backend_library (libqnn_executorch_backend.so "
+        "on Android, libexecutorch_backend_qnn.so on this host) and put "
+        "the QAIRT libraries on LD_LIBRARY_PATH (README \"Qualcomm NPU\")";
+  } else if (loaded == Error::OperatorMissing) {
+    *error +=
+        ". The program uses an operator this runner has no kernel for; "
+        "re-export with the supported settings (executorch_pte) or add the "
+        "kernel to //runtime";
+  }
+  return false;
+}
+
+const float* LlmProgram::Execute(ForwardMethod* method, const char* name,
+                                 const Int64Input* inputs, int input_count,
+                                 int64_t rows, std::string* error) {
+  ClearRuntimeError();
+  const Error status = method->Run(inputs, input_count);
+  ++executions_;
+  if (status != Error::Ok) {
+    *error = std::string(name) + " failed: " + DescribeExecuTorchError(status);
+    return nullptr;
+  }
+  const EValue& output = method->output(0);
+  if (!output.isTensor() ||
+      output.toTensor().scalar_type() != ScalarType::Float) {
+    *error =
+        std::string(name) + "'s first output is not a float tensor of logits";
+    return nullptr;
+  }
+  const Tensor& logits = output.toTensor();
+  // A program may return more rows than asked for (one exported with every
+  // position's logits, say); the caller's are the trailing ones.
+  const int64_t returned = logits.numel() / limits_.vocab_size;
+  if (returned < rows) {
+    *error = std::string(name) + " returned the logits of " +
+             std::to_string(returned) + " positions where " +
+             std::to_string(rows) +
+             " were asked for; the program's get_logit_rows does not match "
+             "its graph: re-export it";
+    return nullptr;
+  }
+  return logits.const_data_ptr<float>() +
+         (returned - rows) * limits_.vocab_size;
+}
+
+const float* LlmProgram::Prefill(const int64_t* tokens, int64_t count,
+                                 int64_t start, std::string* error) {
+  const int64_t length = prefill_length_;
+  // The chunk is padded at its end. The padding's cache rows lie past the
+  // next start, so they are overwritten before attention reads them.
+  std::copy(tokens, tokens + count, token_buffer_.begin());
+  std::fill(token_buffer_.begin() + count, token_buffer_.end(), tokens[0]);
+  for (int64_t i = 0; i < length; ++i) position_buffer_[i] = start + i;
+  const Int64Input inputs[2] = {
+      {token_buffer_.data(), static_cast<int32_t>(length), 2,
+       /*dynamic=*/false},
+      {position_buffer_.data(), static_cast<int32_t>(length), 1,
+       /*dynamic=*/false},
+  };
+  // Every position's logits come back; the chunk's last real token's row is
+  // the caller's.
+  const float* rows = Execute(&prefill_, "prefill", inputs, 2, length, error);
+  if (rows == nullptr) return nullptr;
+  return rows + (count - 1) * limits_.vocab_size;
 }
 
 const float* LlmProgram::ForwardRows(const int64_t* tokens, int64_t count,
@@ -192,39 +305,28 @@ const float* LlmProgram::ForwardRows(const int64_t* tokens, int64_t count,
              std::to_string(limits_.logit_rows) + " per call";
     return nullptr;
   }
+  if (prefill_length_ > 0 && count > 1) {
+    // The prefill graph writes all its positions: near the end of the
+    // context its padding would fall outside the cache, so the chunk goes
+    // one token per forward instead.
+    if (start + prefill_length_ <= limits_.max_context_len) {
+      return Prefill(tokens, count, start, error);
+    }
+    const float* logits = nullptr;
+    for (int64_t i = 0; i < count && (i == 0 || logits != nullptr); ++i) {
+      logits = ForwardRows(tokens + i, 1, start + i, 1, error);
+    }
+    return logits;
+  }
   std::copy(tokens, tokens + count, token_buffer_.begin());
   position_buffer_[0] = start;
   for (int64_t i = 0; i < rows; ++i) row_buffer_[i] = count - rows + i;
   const Int64Input inputs[3] = {
       {token_buffer_.data(), static_cast<int32_t>(count), 2, /*dynamic=*/true},
-      {position_buffer_, 1, 1, /*dynamic=*/false},
+      {position_buffer_.data(), 1, 1, /*dynamic=*/false},
       {row_buffer_.data(), static_cast<int32_t>(rows), 1, /*dynamic=*/true},
   };
-  ClearRuntimeError();
-  const Error status = forward_.Run(inputs, forward_inputs_);
-  if (status != Error::Ok) {
-    *error = "forward failed: " + DescribeExecuTorchError(status);
-    return nullptr;
-  }
-  const EValue& output = forward_.output(0);
-  if (!output.isTensor() ||
-      output.toTensor().scalar_type() != ScalarType::Float) {
-    *error = "forward's first output is not a float tensor of logits";
-    return nullptr;
-  }
-  const Tensor& logits = output.toTensor();
-  // A program may return more rows than asked for (one exported with every
-  // position's logits, say); the caller's are the trailing ones.
-  const int64_t returned = logits.numel() / limits_.vocab_size;
-  if (returned < rows) {
-    *error = "forward returned the logits of " + std::to_string(returned) +
-             " positions where " + std::to_string(rows) +
-             " were asked for; the program's get_logit_rows does not match "
-             "its graph: re-export it";
-    return nullptr;
-  }
-  return logits.const_data_ptr<float>() +
-         (returned - rows) * limits_.vocab_size;
+  return Execute(&forward_, "forward", inputs, forward_inputs_, rows, error);
 }
 
 }  // namespace llm

@@ -8,6 +8,12 @@
 //   * kernels get scratch from a fixed temp arena that the runtime resets
 //     after each op.
 // After Load returns, Forward allocates nothing (see AllocationCounter).
+//
+// A program may carry a `prefill` method beside `forward`: a fixed-length
+// graph that reads prefill_length tokens per execution (the QNN exporter
+// writes one). Both methods share the memory plan, and so the KV cache.
+// Calls of more than one token then run on `prefill`, padded to its length,
+// and max_seq_len is its length.
 #pragma once
 
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
@@ -75,10 +81,25 @@ class LlmProgram : public LogitsModel {
 
   const float* ForwardRows(const int64_t* tokens, int64_t count, int64_t start,
                            int64_t rows, std::string* error) override;
+  int64_t executions() const override { return executions_; }
+  // Tokens per execution of the program's prefill method; 0 without one.
+  int64_t prefill_length() const { return prefill_length_; }
 
  private:
   bool ReadLimits(std::string* error);
   bool PrepareForward(const ProgramOptions& options, std::string* error);
+  // Finds and checks the prefill method; false + error when it is malformed.
+  bool FindPrefill(std::string* error);
+  bool LoadMethod(ForwardMethod* method, const char* name,
+                  executorch::runtime::MemoryAllocator* temp,
+                  std::string* error);
+  // One execution of `method`; its output 0 as logits of `rows` positions,
+  // or null + error.
+  const float* Execute(ForwardMethod* method, const char* name,
+                       const Int64Input* inputs, int input_count, int64_t rows,
+                       std::string* error);
+  const float* Prefill(const int64_t* tokens, int64_t count, int64_t start,
+                       std::string* error);
 
   std::unique_ptr<LoadedProgram> file_;
   executorch::runtime::Program* program_ = nullptr;  // file_'s
@@ -91,10 +112,13 @@ class LlmProgram : public LogitsModel {
   // Only with static_arena = false.
   executorch::extension::MallocMemoryAllocator heap_temp_allocator_;
   ForwardMethod forward_;
+  ForwardMethod prefill_;
+  int64_t prefill_length_ = 0;
+  int64_t executions_ = 0;
 
   // Input tensors point at these; they never move after load.
   std::vector<int64_t> token_buffer_;
-  int64_t position_buffer_[1] = {0};
+  std::vector<int64_t> position_buffer_;
   // Which positions of a call forward returns logits for (logit_rows > 1).
   std::vector<int64_t> row_buffer_;
   // forward's inputs: (tokens, input_pos), and rows when logit_rows > 1.

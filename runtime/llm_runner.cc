@@ -190,11 +190,12 @@ bool LlmRunner::Generate(const std::vector<int64_t>& prompt_in,
   const int64_t n = static_cast<int64_t>(prompt.size());
   stats->prompt_tokens = n;
   stats->prefilled_tokens = n;
-  stats->prefill_calls = PrefillCalls(n);
 
   const auto start = Clock::now();
+  const int64_t executions = model_->executions();
   const float* logits = Prefill(prompt.data(), n, 0, error);
   if (logits == nullptr) return false;
+  stats->prefill_calls = model_->executions() - executions;
   stats->prefill_ms = MsSince(start);
   // What the cache holds, for drafts to be looked up in; reserved whole so
   // decoding never allocates.
@@ -283,6 +284,7 @@ bool LlmRunner::Decode(const float* logits, int64_t start,
     drafter = draft_drafter_.get();
   }
   SpeculationGovernor governor(config.speculation.governor);
+  const int64_t executions_before = model_->executions();
   // The token to feed, then the draft after it.
   std::vector<int64_t> chunk(static_cast<size_t>(max_draft) + 1);
 
@@ -365,7 +367,6 @@ bool LlmRunner::Decode(const float* logits, int64_t start,
       allocations += AllocationCounter::Count() - before;
     }
     const double ms = MsSince(step);
-    ++stats->forward_calls;
     if (drafted > 0) {
       ++stats->draft_calls;
       stats->drafted_tokens += drafted;
@@ -396,6 +397,7 @@ bool LlmRunner::Decode(const float* logits, int64_t start,
     token = next;
     going = keep_going(token);
   }
+  stats->forward_calls = model_->executions() - executions_before;
   stats->speculation_pauses = governor.pauses();
   if (draft_drafter_ != nullptr) {
     stats->draft_model_calls = draft_drafter_->calls() - draft_calls_before;

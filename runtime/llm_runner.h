@@ -121,11 +121,8 @@ class LlmRunner {
   // forward call), or null + error.
   const float* Prefill(const int64_t* tokens, int64_t count, int64_t start,
                        std::string* error);
-  // The forward calls Prefill makes for `count` tokens.
-  int64_t PrefillCalls(int64_t count) const {
-    const int64_t chunk = limits().max_seq_len;
-    return (count + chunk - 1) / chunk;
-  }
+  // The model's graph executions so far (LogitsModel::executions).
+  int64_t Executions() const { return model_->executions(); }
   // Samples from `logits` (what the token at position start - 1 predicted),
   // then decodes at positions start, start + 1, ... until a stop condition.
   // Each token it feeds to the model is appended to `*fed` (may be null);

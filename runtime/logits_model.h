@@ -40,6 +40,11 @@ class LogitsModel {
                                    int64_t start, int64_t rows,
                                    std::string* error) = 0;
 
+  // Graph executions so far. A call is one execution, or several when the
+  // implementation splits it (a prompt chunk the program cannot take whole):
+  // what the runner's stats count per phase.
+  virtual int64_t executions() const = 0;
+
   // The last token's logits.
   const float* Forward(const int64_t* tokens, int64_t count, int64_t start,
                        std::string* error) {

@@ -2,6 +2,8 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
+
 namespace llm {
 namespace {
 
@@ -35,13 +37,20 @@ MappedArena& MappedArena::operator=(MappedArena&& other) noexcept {
   return *this;
 }
 
-void PlannedMemory::Plan(const executorch::runtime::MethodMeta& meta) {
-  sizes_.resize(meta.num_memory_planned_buffers());
-  bytes_ = 0;
-  for (size_t i = 0; i < sizes_.size(); ++i) {
-    sizes_[i] = static_cast<size_t>(meta.memory_planned_buffer_size(i).get());
-    bytes_ += AlignUp(sizes_[i]);
+void PlannedMemory::Plan(
+    const std::vector<executorch::runtime::MethodMeta>& methods) {
+  sizes_.clear();
+  for (const auto& meta : methods) {
+    const size_t count = meta.num_memory_planned_buffers();
+    if (sizes_.size() < count) sizes_.resize(count, 0);
+    for (size_t i = 0; i < count; ++i) {
+      sizes_[i] = std::max(
+          sizes_[i],
+          static_cast<size_t>(meta.memory_planned_buffer_size(i).get()));
+    }
   }
+  bytes_ = 0;
+  for (size_t size : sizes_) bytes_ += AlignUp(size);
   spans_.clear();
   spans_.reserve(sizes_.size());
 }
@@ -52,8 +61,9 @@ void PlannedMemory::Finish() {
           spans_.data(), spans_.size()));
 }
 
-bool PlannedMemory::Map(const executorch::runtime::MethodMeta& meta) {
-  Plan(meta);
+bool PlannedMemory::Map(
+    const std::vector<executorch::runtime::MethodMeta>& methods) {
+  Plan(methods);
   arena_ = MappedArena(bytes_);
   if (!arena_.ok()) return false;
   size_t offset = 0;
@@ -66,8 +76,8 @@ bool PlannedMemory::Map(const executorch::runtime::MethodMeta& meta) {
 }
 
 bool PlannedMemory::AllocateOnHeap(
-    const executorch::runtime::MethodMeta& meta) {
-  Plan(meta);
+    const std::vector<executorch::runtime::MethodMeta>& methods) {
+  Plan(methods);
   for (size_t size : sizes_) {
     heap_buffers_.emplace_back(static_cast<uint8_t*>(std::malloc(size)),
                                &std::free);

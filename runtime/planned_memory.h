@@ -40,7 +40,12 @@ class MappedArena {
   size_t size_ = 0;
 };
 
-// A method's planned buffers and the HierarchicalAllocator over them.
+// The planned buffers of one or more methods and the HierarchicalAllocator
+// over them. Methods given together share it: buffer i is as large as the
+// largest method's buffer i. That is right for methods that run one at a
+// time, and it is how two methods share one KV cache: the exporter plans the
+// cache at the same offsets of the same buffer in both
+// (qnn_recipe/lowering.py).
 // Not movable: the allocator points into its own span list.
 class PlannedMemory {
  public:
@@ -48,12 +53,13 @@ class PlannedMemory {
   PlannedMemory(const PlannedMemory&) = delete;
   PlannedMemory& operator=(const PlannedMemory&) = delete;
 
-  // Carves every buffer of `meta`'s plan from one mapping, each slice 64-byte
-  // aligned. False when the mapping fails; bytes() then says how much.
-  bool Map(const executorch::runtime::MethodMeta& meta);
+  // Carves every buffer of the methods' plans from one mapping, each slice
+  // 64-byte aligned. False when the mapping fails; bytes() then says how much.
+  bool Map(const std::vector<executorch::runtime::MethodMeta>& methods);
   // One malloc'd block per buffer instead: only to measure what the single
   // mapping buys. False when a malloc fails.
-  bool AllocateOnHeap(const executorch::runtime::MethodMeta& meta);
+  bool AllocateOnHeap(
+      const std::vector<executorch::runtime::MethodMeta>& methods);
 
   executorch::runtime::HierarchicalAllocator* allocator() {
     return &*allocator_;
@@ -62,7 +68,7 @@ class PlannedMemory {
   size_t bytes() const { return bytes_; }
 
  private:
-  void Plan(const executorch::runtime::MethodMeta& meta);
+  void Plan(const std::vector<executorch::runtime::MethodMeta>& methods);
   void Finish();
 
   std::vector<size_t> sizes_;

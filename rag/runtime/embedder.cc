@@ -97,7 +97,7 @@ bool Embedder::CheckSignature(std::string* error) {
 
 bool Embedder::PrepareForward(std::string* error) {
   auto meta = program_->method_meta("forward");
-  if (!planned_.Map(*meta)) {
+  if (!planned_.Map({*meta})) {
     *error = "cannot map " + std::to_string(planned_.bytes() >> 20) +
              " MiB for the encoder's memory plan; free memory";
     return false;

@@ -80,17 +80,18 @@ bool LlmSession::Feed(const std::vector<int64_t>& conversation, size_t from,
   stats->prompt_tokens = n;
   stats->reused_tokens = static_cast<int64_t>(from);
   stats->prefilled_tokens = n - static_cast<int64_t>(from);
-  stats->prefill_calls = runner_->PrefillCalls(stats->prefilled_tokens);
 
   // Forget what follows the kept prefix before feeding, so a failure leaves
   // the history true to what the cache holds.
   tokens_.resize(from);
   logits_ = nullptr;
   const auto start = std::chrono::steady_clock::now();
+  const int64_t executions = runner_->Executions();
   const float* logits = runner_->Prefill(conversation.data() + from,
                                          n - static_cast<int64_t>(from),
                                          static_cast<int64_t>(from), error);
   if (logits == nullptr) return false;
+  stats->prefill_calls = runner_->Executions() - executions;
   stats->prefill_ms = MsSince(start);
   tokens_.insert(tokens_.end(),
                  conversation.begin() + static_cast<std::ptrdiff_t>(from),

@@ -141,6 +141,7 @@ class FailingModel : public LogitsModel {
     *error = "the delegate failed";
     return nullptr;
   }
+  int64_t executions() const override { return 0; }
 
  private:
   ProgramLimits limits_ = Limits();
