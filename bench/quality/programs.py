@@ -12,7 +12,9 @@ class QualityProgram:
     by_default: bool = True  # scored when --programs is not given
     needs_qnn_sdk: bool = False  # runs in the QNN HTP simulator (tools/qnn/simulator.py)
     llama_cpp: bool = False  # not a .pte: llama.cpp on --peer_gguf (llama_cpp_scorer.py)
-    target: str = ""  # //models target, when not `name`; the .pte is models/<target>.pte
+    # The //models target, when not `name` (the .pte is models/<target>.pte),
+    # or a .pte path from the workspace root.
+    target: str = ""
     # A QNN program scored through the quantized graph it was lowered from
     # (qnn_recipe/rebuilt_graph.py), rebuilt with this calibration_set
     # (models/<calibration>.json): what the HTP is asked to compute, at
@@ -47,13 +49,16 @@ PROGRAMS = (
     ),
     # The program itself runs on this host only in the HTP simulator, seconds
     # per token, so it is scored only on request, with few short windows
-    # (its context is 512, so --context must be at most 512):
+    # (its context is 512, so --context must be at most 512). The simulator
+    # cannot load llama_int4_qnn's shared weights, so this row runs its twin
+    # with a copy per method, built first (manual: a long export):
+    #   bazel build //models:llama_int4_qnn_sim
     #   bazel run //bench:quality -- --programs=llama_fp32_xnnpack,llama_int4_qnn_htp --windows=1 --context=64
     QualityProgram(
         "llama_int4_qnn_htp",
         "16a4w_block_asym g32 and an 8-bit head, QNN HTP (simulator)",
         by_default=False,
         needs_qnn_sdk=True,
-        target="llama_int4_qnn",
+        target="bazel-bin/models/llama_int4_qnn_sim.pte",
     ),
 )

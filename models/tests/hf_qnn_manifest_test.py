@@ -1,4 +1,4 @@
-"""The Hugging Face fixtures' QNN programs: compiled for the HTP with every decoder layer delegated."""
+"""The Hugging Face fixtures' QNN programs: compiled for the HTP with every decoder layer delegated, and a prefill method."""
 
 from __future__ import annotations
 
@@ -22,6 +22,10 @@ class HfQnnManifestTest(unittest.TestCase):
                 self.assertEqual((qnn["soc"], qnn["quantize"]), ("SM8650", "16a4w_block_asym"))
                 self.assertTrue(qnn["transformerBlocksFullyDelegated"], qnn["cpuOpsByName"])
                 self.assertGreater(qnn["delegatedOps"], 10 * qnn["cpuOps"])
+                # A 32-token prefill method beside forward, with a copy of
+                # the weights each: the simulator runs these programs.
+                self.assertEqual(qnn["prefillLength"], 32)
+                self.assertFalse(qnn.get("weightSharing", False))
 
 
 if __name__ == "__main__":

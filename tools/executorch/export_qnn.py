@@ -28,7 +28,7 @@ from tools.executorch.export.digest import sha256_of
 from tools.executorch.export.errors import ExportError
 from tools.executorch.export.op_counts import count_ops
 from tools.executorch.export.special_tokens import load_special_tokens
-from tools.executorch.qnn_recipe import calibration, quantized_graph, quantizer
+from tools.executorch.qnn_recipe import calibration, lowering, quantized_graph, quantizer
 from tools.executorch.qnn_recipe.context_signatures import deterministic_context_signatures
 from tools.executorch.qnn_recipe.llm_config import qnn_llm_config
 
@@ -49,6 +49,17 @@ flags.DEFINE_enum(
 )
 flags.DEFINE_integer("group_size", 0, "Block size of 16a4w_block weights: 32, 64 or 128.")
 flags.DEFINE_integer("max_context_len", 512, "KV-cache length: prompt plus generated tokens.")
+flags.DEFINE_integer(
+    "prefill_length",
+    32,
+    "Prompt tokens per execution of the prefill method; 0 = no prefill method (one token per call).",
+)
+flags.DEFINE_bool(
+    "weight_sharing",
+    False,
+    "Whether forward and prefill keep one copy of the weights in their QNN context: half the size on a phone; "
+    "the x86 HTP simulator cannot load it.",
+)
 flags.DEFINE_string("qairt_build_id", "", "QAIRT build id of the SDK (from //tools/qnn:sdk).")
 flags.DEFINE_bool("abi_adapter", False, "Whether the SDK's libQnnHtp.so is tools/qnn's ABI adapter.")
 flags.DEFINE_string("out_pte", None, "Output .pte path.")
@@ -83,10 +94,40 @@ def check_scheme() -> None:
         raise ExportError(f"group_size is for quantize={quantizer.BLOCK_SCHEMES} only; drop it for {FLAGS.quantize}")
 
 
+def check_prefill_length(passages: list[list[int]]) -> None:
+    length = FLAGS.prefill_length
+    if length == 0:
+        return
+    if not 2 <= length < FLAGS.max_context_len:
+        raise ExportError(
+            f"prefill_length={length} must be 0 (no prefill method) or in 2..{FLAGS.max_context_len - 1} "
+            "(below max_context_len)"
+        )
+    if not any(len(p) >= length for p in passages):
+        raise ExportError(
+            f"no calibration passage has prefill_length={length} tokens, so the prefill graph cannot be "
+            "calibrated; use longer passages or a shorter prefill_length"
+        )
+
+
 def export_program(config, passages: list[list[int]]):
-    """The quantized graph (qnn_recipe/quantized_graph.py), lowered to the HTP."""
-    quantized = quantized_graph.quantize(config, passages, FLAGS.soc, FLAGS.quantize, FLAGS.group_size)
-    return upstream.lower_to_qnn(quantized, config)
+    """The quantized graphs (qnn_recipe/quantized_graph.py), lowered to the HTP: (edge manager, program)."""
+    lengths = {lowering.FORWARD: 1}
+    if FLAGS.prefill_length:
+        lengths[lowering.PREFILL] = FLAGS.prefill_length
+    graphs = {}
+    metadata = None
+    for method, seq_len in lengths.items():
+        builder = quantized_graph.quantize(config, passages, FLAGS.soc, FLAGS.quantize, FLAGS.group_size, seq_len)
+        graphs[method] = (builder.pre_autograd_graph_module, seq_len)
+        # The constant methods describe forward (get_max_seq_len is 1).
+        metadata = metadata or dict(builder.metadata)
+    shared = FLAGS.weight_sharing and len(graphs) > 1
+    if shared:
+        # The runtime reads it to refuse, with the fix, a host that cannot
+        # load shared weights (the x86 simulator) instead of crashing in it.
+        metadata[lowering.WEIGHT_SHARING_METHOD] = True
+    return lowering.lower(graphs, FLAGS.soc, metadata, shared)
 
 
 def main(argv: list[str]) -> None:
@@ -104,6 +145,7 @@ def main(argv: list[str]) -> None:
         record, passages = calibration.load_passages(
             FLAGS.calibration, FLAGS.tokenizer, FLAGS.calibration_passages, FLAGS.max_context_len
         )
+        check_prefill_length(passages)
         tokens = load_special_tokens(FLAGS.tokenizer, FLAGS.tokenizer_config)
         params = manifest.read_params(FLAGS.params)
     except ExportError as e:
@@ -118,11 +160,9 @@ def main(argv: list[str]) -> None:
     config = qnn_llm_config(
         FLAGS.checkpoint, FLAGS.params, FLAGS.tokenizer, tokens.runtime_metadata(), FLAGS.max_context_len, FLAGS.soc
     )
-    builder = export_program(config, passages)
-    ops = count_ops(builder.edge_manager.exported_program())
-    builder.save_to_pte(os.path.abspath(FLAGS.out_pte))
-    with open(FLAGS.out_pte, "rb") as f:
-        pte_bytes, contexts = deterministic_context_signatures(f.read())
+    edge, program = export_program(config, passages)
+    ops = count_ops(edge.exported_program(lowering.FORWARD))
+    pte_bytes, contexts = deterministic_context_signatures(program.buffer)
     if contexts == 0:
         errors.fail(
             "export_qnn", ExportError("the program has no QNN context binary; nothing was delegated to the NPU")
@@ -145,6 +185,8 @@ def main(argv: list[str]) -> None:
         cpu_ops=ops.non_delegated,
         cpu_ops_by_name=ops.non_delegated_by_op,
         transformer_blocks_fully_delegated=ops.non_delegated_compute_in_layers == 0,
+        prefill_length=FLAGS.prefill_length,
+        weight_sharing=FLAGS.weight_sharing and FLAGS.prefill_length > 0,
     )
     pte_manifest = manifest_pb2.PteManifest(
         **manifest.program_fields(FLAGS.out_pte),

@@ -168,7 +168,7 @@ def program_providers(ctx, pte, manifest, kind, tokenizer, tokenizer_config, run
 
 # Attributes that belong to one family of programs, for the executorch_pte
 # macro's message when they are given to another.
-QNN_ONLY_ATTRS = ["soc", "qnn_sdk"]
+QNN_ONLY_ATTRS = ["soc", "qnn_sdk", "prefill_length", "weight_sharing"]
 CPU_ONLY_ATTRS = ["embedding_quantize", "head_quantize", "hqq", "logit_rows", "max_seq_len", "outlier_channels"]
 LLM_ONLY_ATTRS = ["group_size", "embedding_quantize", "head_quantize", "hqq", "logit_rows", "max_context_len", "outlier_channels", "calibration", "calibration_passages"]
 

@@ -25,6 +25,8 @@ def _check_attrs(ctx):
         fail("executorch_pte {}: group_size is for quantize = one of {} on backend \"qnn\"; drop it".format(ctx.label, BLOCK_SCHEMES))
     if not attrs.calibration:
         fail("executorch_pte {}: backend \"qnn\" needs calibration = a calibration_set target (post-training quantization)".format(ctx.label))
+    if attrs.prefill_length != 0 and not (2 <= attrs.prefill_length and attrs.prefill_length < attrs.max_context_len):
+        fail("executorch_pte {}: prefill_length = {} must be 0 (no prefill method) or in 2..{} (below max_context_len)".format(ctx.label, attrs.prefill_length, attrs.max_context_len - 1))
     if not attrs.qnn_sdk:
         fail("executorch_pte {}: no qnn_sdk; use executorch_pte from //tools/executorch:defs.bzl, which sets it".format(ctx.label))
 
@@ -43,6 +45,8 @@ def _qnn_pte_impl(ctx):
     args.add("--quantize", ctx.attr.quantize)
     args.add("--group_size", ctx.attr.group_size)
     args.add("--max_context_len", ctx.attr.max_context_len)
+    args.add("--prefill_length", ctx.attr.prefill_length)
+    args.add("--weight_sharing" if ctx.attr.weight_sharing else "--noweight_sharing")
     args.add("--qairt_build_id", sdk.qairt_build_id)
     args.add("--abi_adapter" if sdk.uses_abi_adapter else "--noabi_adapter")
     args.add("--out_pte", pte)
@@ -64,7 +68,8 @@ def _qnn_pte_impl(ctx):
         progress_message = "Exporting {} (qnn {}, {})".format(ctx.label, ctx.attr.quantize, ctx.attr.soc),
     )
 
-    # The static-llama program takes one token per forward call.
+    # The static-llama program takes one token per forward call; its prefill
+    # method (prefill_length tokens) is the runtime's to find.
     return llm_program_providers(ctx, model, pte, manifest, max_seq_len = 1, backend = "qnn")
 
 qnn_pte = rule(
@@ -81,6 +86,14 @@ qnn_pte = rule(
         calibration = ":smollm2_calibration",
     )
 
+The program has two methods that share one KV cache: `forward` decodes one
+token per execution, and `prefill` reads `prefill_length` prompt tokens per
+execution. `llm_main` prefills with `prefill` when the program has it.
+With `weight_sharing` (the default) the two graphs keep one copy of the
+weights in their QNN context, which halves the program; a phone's HTP loads
+it, and the x86 HTP simulator cannot, so programs that run in the simulator
+set `weight_sharing = False`.
+
 Returns PteInfo (kind "llm", backend "qnn", max_seq_len 1).
 """,
     attrs = dict(LLM_COMMON_ATTRS, **{
@@ -89,6 +102,8 @@ Returns PteInfo (kind "llm", backend "qnn", max_seq_len 1).
         "soc": attr.string(doc = "The Qualcomm SoC to compile for, e.g. SM8650 (see //tools/qnn:socs.bzl)."),
         "calibration": attr.label(providers = [CalibrationSetInfo], doc = "A calibration_set of this model."),
         "calibration_passages": attr.int(default = 32, doc = "How many of its passages calibrate the observers."),
+        "prefill_length": attr.int(default = 32, doc = "Prompt tokens per execution of the `prefill` method, below max_context_len; 0 leaves it out (prefill then runs one token per execution)."),
+        "weight_sharing": attr.bool(default = True, doc = "Whether `forward` and `prefill` keep one copy of the weights in their QNN context: half the size, for a phone's HTP; False for programs run in the x86 HTP simulator, which cannot load it."),
         "qnn_sdk": attr.label(providers = [QnnSdkInfo], cfg = "exec", doc = "The QNN SDK; executorch_pte sets //tools/qnn:sdk."),
         "_qnn_exporter": attr.label(
             default = Label("//tools/executorch:export_qnn"),

@@ -1,4 +1,8 @@
-"""Calibration of a QNN program: passages of a calibration_set, each run token by token from position 0."""
+"""Calibration of a QNN program's graphs: passages of a calibration_set, each run from position 0.
+
+The decode graph sees each passage one token per call; a prefill graph sees
+it in whole chunks of its length, as the runner feeds a prompt.
+"""
 
 from __future__ import annotations
 
@@ -25,8 +29,12 @@ def load_passages(calibration: str, tokenizer_json: str, count: int, max_context
     return record, chosen
 
 
-def passage_calibrator(passages: list[list[int]]):
-    """A calibrate(prepared_module) callback that feeds each passage one token per call."""
+def passage_calibrator(passages: list[list[int]], seq_len: int = 1):
+    """A calibrate(prepared_module) callback that feeds each passage seq_len tokens per call.
+
+    A passage's tail shorter than seq_len is left out: the observers see only
+    what the graph computes on real tokens.
+    """
 
     def calibrate(prepared_module) -> None:
         import torch
@@ -40,10 +48,10 @@ def passage_calibrator(passages: list[list[int]]):
         try:
             with torch.no_grad():
                 for number, passage in enumerate(passages):
-                    for position, token in enumerate(passage):
+                    for start in range(0, len(passage) - seq_len + 1, seq_len):
                         prepared_module(
-                            torch.tensor([[token]], dtype=torch.long),
-                            {"input_pos": torch.tensor([position], dtype=torch.long)},
+                            torch.tensor([passage[start : start + seq_len]], dtype=torch.long),
+                            {"input_pos": torch.arange(start, start + seq_len, dtype=torch.long)},
                         )
                     print(f"calibrated passage {number + 1}/{len(passages)}", file=sys.stderr, flush=True)
         finally:

@@ -14,16 +14,35 @@ from tools.executorch.export import upstream
 from tools.executorch.qnn_recipe import block_offsets, calibration, npu_graph, quantizer
 
 
-def quantize(config, passages: list[list[int]], soc: str, scheme: str, group_size: int):
+def quantize(config, passages: list[list[int]], soc: str, scheme: str, group_size: int, seq_len: int = 1):
     """Load, transform, export, calibrate and convert: LLMEdgeManager's steps in order, our recipe handed in.
+
+    seq_len 1 is the decode graph (one token, the last position's logits).
+    A longer seq_len is a prefill graph: seq_len tokens at positions
+    input_pos (one per token), every position's logits, calibrated on
+    seq_len-token chunks of the same passages.
 
     Returns the builder, whose pre_autograd_graph_module is the converted graph.
     """
+    import copy
+
+    import torch
+
+    if seq_len > 1:
+        # Every row's logits: a prompt shorter than seq_len is padded at the
+        # end, and its last real token's row is the one the runner reads.
+        config = copy.deepcopy(config)
+        config.debug.generate_full_logits = True
     transforms = list(npu_graph.TRANSFORMS)
     offsets = block_offsets.BlockOffsets(group_size) if scheme == "16a4w_block_asym" else None
     if offsets:
         transforms.append(offsets)
     manager = upstream.load_llama(config).source_transform(transforms)
+    if seq_len > 1:
+        manager.example_inputs = (
+            torch.zeros((1, seq_len), dtype=torch.long),
+            {"input_pos": torch.arange(seq_len, dtype=torch.long)},
+        )
     exported = manager.export()
     exported.run_canonical_optimizations()
     qnn_quantizer, _ = quantizer.make_quantizer(soc, scheme)
@@ -31,7 +50,7 @@ def quantize(config, passages: list[list[int]], soc: str, scheme: str, group_siz
         quantizer.use_block_offsets(qnn_quantizer, exported.pre_autograd_graph_module, offsets)
     elif scheme == "16a4w_block":
         quantizer.set_block_sizes(qnn_quantizer, exported.pre_autograd_graph_module, group_size)
-    return upstream.quantize_pt2e(exported, qnn_quantizer, calibration.passage_calibrator(passages))
+    return upstream.quantize_pt2e(exported, qnn_quantizer, calibration.passage_calibrator(passages, seq_len))
 
 
 class QuantizedGraph:

@@ -74,6 +74,14 @@ _CASES = {
         {"backend": "qnn", "soc": "SM8650", "quantize": "16a4w"},
         "backend \"qnn\" needs calibration = a calibration_set target",
     ),
+    "qnn_prefill_length_one": (
+        {"backend": "qnn", "soc": "SM8650", "quantize": "16a4w", "calibration": "//models:tiny_calibration", "prefill_length": 1},
+        "prefill_length = 1 must be 0 (no prefill method) or in 2..2047 (below max_context_len)",
+    ),
+    "qnn_prefill_length_past_context": (
+        {"backend": "qnn", "soc": "SM8650", "quantize": "16a4w", "calibration": "//models:tiny_calibration", "max_context_len": 128, "prefill_length": 128},
+        "prefill_length = 128 must be 0 (no prefill method) or in 2..127 (below max_context_len)",
+    ),
     "outlier_channels_without_asym": (
         {"backend": "xnnpack", "group_size": 32, "quantize": "8da4w", "outlier_channels": 8, "calibration": "//models:tiny_calibration"},
         "outlier_channels needs quantize = \"8da4w_asym\"",
@@ -94,6 +102,11 @@ def _misplaced_attrs_test_impl(ctx):
         env,
         "executorch_pte p: soc/qnn_sdk are for backend \"qnn\"; drop them or set backend = \"qnn\"",
         misplaced_attrs_error("executorch_pte", "p", "xnnpack", {"model": ":m", "soc": "SM8650", "qnn_sdk": ":s", "calibration": ":c", "quantize": "8da4w"}),
+    )
+    asserts.equals(
+        env,
+        "executorch_pte p: prefill_length/weight_sharing are for backend \"qnn\"; drop them or set backend = \"qnn\"",
+        misplaced_attrs_error("executorch_pte", "p", "xnnpack", {"model": ":m", "prefill_length": 32, "weight_sharing": False}),
     )
     asserts.equals(
         env,
