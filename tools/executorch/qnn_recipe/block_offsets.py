@@ -28,9 +28,9 @@ def fit_blocks(weight, group_size: int):
 
     Per block, the 16 levels span the block's min..max, as Q4_1's do, with the
     step rounded to a multiple k of S = the channel's largest step / 16; the
-    k (1..16) with the least squared error wins. The channel's widest block
-    keeps k = 16, so that the HTP, which reads S back as the largest block
-    scale / 16, finds the same S.
+    k (1..16) with the least squared error wins, the smallest on a tie. The
+    channel's widest block keeps k = 16, so that the HTP, which reads S back
+    as the largest block scale / 16, finds the same S.
     """
     import torch
 
@@ -41,24 +41,25 @@ def fit_blocks(weight, group_size: int):
     middle = (high + low) / 2
     unit = step.amax(1, keepdim=True) / SCALE_STEPS
     widest = step == step.amax(1, keepdim=True)
-    best = None
-    for k in range(1, SCALE_STEPS + 1):
-        scale = (unit * k).expand_as(step)
+
+    def levels_of(scale):
         # The 16 levels are centred on the block: c - 8s .. c + 7s.
         offset = middle + scale / 2
-        levels = torch.clamp(torch.round((blocks - offset) / scale), *LEVELS)
-        error = ((offset + levels * scale - blocks) ** 2).sum(-1, keepdim=True)
-        if k < SCALE_STEPS:
-            error = torch.where(widest, torch.inf, error)
-        candidate = (error, levels * scale, scale, offset)
-        if best is None:
-            best = candidate
-        else:
-            better = candidate[0] < best[0]
-            best = tuple(torch.where(better, new, old) for new, old in zip(candidate, best, strict=True))
-    _, symmetric, scales, offsets = best
+        return torch.clamp(torch.round((blocks - offset) / scale), *LEVELS), offset
+
+    # Only each k's error is kept, and the weights are rounded once more, for
+    # the k that wins: no k's rounded copy of the weight outlives its error.
+    errors = torch.empty(*step.shape[:2], SCALE_STEPS, dtype=torch.float64)
+    for k in range(1, SCALE_STEPS + 1):
+        scale = (unit * k).expand_as(step)
+        levels, offset = levels_of(scale)
+        errors[..., k - 1] = ((offset + levels * scale - blocks) ** 2).sum(-1)
+    errors[..., : SCALE_STEPS - 1].masked_fill_(widest, torch.inf)
+    # argmin takes the first least error, as a scan that keeps k on a tie does.
+    scales = unit * (errors.argmin(-1, keepdim=True) + 1).to(torch.float64)
+    levels, offsets = levels_of(scales)
     return (
-        symmetric.reshape(out_features, in_features).to(weight.dtype),
+        (levels * scales).reshape(out_features, in_features).to(weight.dtype),
         scales.squeeze(-1).to(torch.float32),
         offsets.squeeze(-1).to(weight.dtype),
     )
