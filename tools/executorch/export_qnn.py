@@ -28,6 +28,7 @@ from tools.executorch.export.digest import sha256_of
 from tools.executorch.export.errors import ExportError
 from tools.executorch.export.op_counts import count_ops
 from tools.executorch.export.special_tokens import load_special_tokens
+from tools.executorch.export.stage_clock import STEPS, NoClock, StageClock
 from tools.executorch.qnn_recipe import calibration, lowering, quantized_graph, quantizer
 from tools.executorch.qnn_recipe.context_signatures import deterministic_context_signatures
 from tools.executorch.qnn_recipe.llm_config import qnn_llm_config
@@ -64,6 +65,7 @@ flags.DEFINE_string("qairt_build_id", "", "QAIRT build id of the SDK (from //too
 flags.DEFINE_bool("abi_adapter", False, "Whether the SDK's libQnnHtp.so is tools/qnn's ABI adapter.")
 flags.DEFINE_string("out_pte", None, "Output .pte path.")
 flags.DEFINE_string("out_manifest", None, "Output manifest JSON path.")
+flags.DEFINE_string("profile_out", "", "Write each stage's wall time and peak memory here (export/stage_clock.py).")
 for _name in ("checkpoint", "params", "tokenizer", "tokenizer_config", "calibration", "out_pte", "out_manifest"):
     flags.mark_flag_as_required(_name)
 
@@ -110,24 +112,24 @@ def check_prefill_length(passages: list[list[int]]) -> None:
         )
 
 
-def export_program(config, passages: list[list[int]]):
+def export_program(config, clock, passages: list[list[int]]):
     """The quantized graphs (qnn_recipe/quantized_graph.py), lowered to the HTP: (edge manager, program)."""
     lengths = {lowering.FORWARD: 1}
     if FLAGS.prefill_length:
         lengths[lowering.PREFILL] = FLAGS.prefill_length
-    graphs = {}
-    metadata = None
-    for method, seq_len in lengths.items():
-        builder = quantized_graph.quantize(config, passages, FLAGS.soc, FLAGS.quantize, FLAGS.group_size, seq_len)
-        graphs[method] = (builder.pre_autograd_graph_module, seq_len)
-        # The constant methods describe forward (get_max_seq_len is 1).
-        metadata = metadata or dict(builder.metadata)
+    builders = quantized_graph.quantize_methods(
+        config, passages, FLAGS.soc, FLAGS.quantize, FLAGS.group_size, lengths, clock
+    )
+    graphs = {method: (builder.pre_autograd_graph_module, lengths[method]) for method, builder in builders.items()}
+    # The constant methods describe forward (get_max_seq_len is 1).
+    metadata = dict(builders[lowering.FORWARD].metadata)
     shared = FLAGS.weight_sharing and len(graphs) > 1
     if shared:
         # The runtime reads it to refuse, with the fix, a host that cannot
         # load shared weights (the x86 simulator) instead of crashing in it.
         metadata[lowering.WEIGHT_SHARING_METHOD] = True
-    return lowering.lower(graphs, FLAGS.soc, metadata, shared)
+    with clock.stage("lower to the HTP, to_executorch"):
+        return lowering.lower(graphs, FLAGS.soc, metadata, shared)
 
 
 def main(argv: list[str]) -> None:
@@ -155,20 +157,22 @@ def main(argv: list[str]) -> None:
 
     from tools.executorch import manifest_pb2, qnn_manifest_pb2
 
+    clock = StageClock(STEPS) if FLAGS.profile_out else NoClock()
     started = time.monotonic()
     torch.manual_seed(0)
     config = qnn_llm_config(
         FLAGS.checkpoint, FLAGS.params, FLAGS.tokenizer, tokens.runtime_metadata(), FLAGS.max_context_len, FLAGS.soc
     )
-    edge, program = export_program(config, passages)
+    edge, program = export_program(config, clock, passages)
+    with clock.stage("serialize, write"):
+        pte_bytes, contexts = deterministic_context_signatures(program.buffer)
+        if contexts == 0:
+            errors.fail(
+                "export_qnn", ExportError("the program has no QNN context binary; nothing was delegated to the NPU")
+            )
+        with open(FLAGS.out_pte, "wb") as f:
+            f.write(pte_bytes)
     ops = count_ops(edge.exported_program(lowering.FORWARD))
-    pte_bytes, contexts = deterministic_context_signatures(program.buffer)
-    if contexts == 0:
-        errors.fail(
-            "export_qnn", ExportError("the program has no QNN context binary; nothing was delegated to the NPU")
-        )
-    with open(FLAGS.out_pte, "wb") as f:
-        f.write(pte_bytes)
 
     qnn = qnn_manifest_pb2.QnnTarget(
         soc=FLAGS.soc,
@@ -208,6 +212,7 @@ def main(argv: list[str]) -> None:
         checkpoint_sha256=sha256_of(FLAGS.checkpoint),
     )
     manifest.write_manifest(FLAGS.out_manifest, pte_manifest, extra={"qnn": qnn})
+    clock.write(FLAGS.profile_out)
     # For the log only: the manifest must not depend on the machine's speed.
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"export_qnn: {time.monotonic() - started:.0f} s, peak RSS {peak_mb:.0f} MB", file=sys.stderr)

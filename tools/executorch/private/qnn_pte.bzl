@@ -1,10 +1,10 @@
 """qnn_pte: a language model compiled for a Qualcomm NPU (ExecuTorch's QNN backend)."""
 
-load("//tools/python:action_env.bzl", "NO_NETWORK", "PYTHON_ACTION_ENV")
+load("//tools/python:action_env.bzl", "PYTHON_ACTION_ENV")
 load("//tools/qnn:defs.bzl", "QnnSdkInfo")
 load("//tools/qnn:socs.bzl", "QNN_SOCS")
 load(":providers.bzl", "CalibrationSetInfo", "LlmCheckpointInfo")
-load(":pte_common.bzl", "LLM_COMMON_ATTRS", "check_llm_model", "declare_program", "llm_model_args", "llm_program_providers")
+load(":pte_common.bzl", "LLM_COMMON_ATTRS", "PROFILE_ATTRS", "check_llm_model", "declare_program", "export_profile", "llm_model_args", "llm_program_providers")
 load(":qnn_choices.bzl", QNN_CHOICES = "CHOICES")
 
 QNN_QUANTIZE_MODES = QNN_CHOICES["quantize"]
@@ -51,6 +51,7 @@ def _qnn_pte_impl(ctx):
     args.add("--abi_adapter" if sdk.uses_abi_adapter else "--noabi_adapter")
     args.add("--out_pte", pte)
     args.add("--out_manifest", manifest)
+    profile, requirements, output_groups = export_profile(ctx, args)
     env = dict(PYTHON_ACTION_ENV)
 
     # Relative to the exec root, where the action runs: no absolute path
@@ -61,16 +62,17 @@ def _qnn_pte_impl(ctx):
         executable = ctx.executable._qnn_exporter,
         arguments = [args],
         inputs = depset([model.checkpoint, model.params, model.tokenizer, model.tokenizer_config, calibration.file], transitive = [sdk.files]),
-        outputs = [pte, manifest],
+        outputs = [pte, manifest] + profile,
         env = env,
-        execution_requirements = NO_NETWORK,
+        execution_requirements = requirements,
         mnemonic = "ExecuTorchExport",
         progress_message = "Exporting {} (qnn {}, {})".format(ctx.label, ctx.attr.quantize, ctx.attr.soc),
     )
 
     # The static-llama program takes one token per forward call; its prefill
     # method (prefill_length tokens) is the runtime's to find.
-    return llm_program_providers(ctx, model, pte, manifest, max_seq_len = 1, backend = "qnn")
+    providers = llm_program_providers(ctx, model, pte, manifest, max_seq_len = 1, backend = "qnn")
+    return providers + [OutputGroupInfo(**output_groups)]
 
 qnn_pte = rule(
     implementation = _qnn_pte_impl,
@@ -96,7 +98,7 @@ set `weight_sharing = False`.
 
 Returns PteInfo (kind "llm", backend "qnn", max_seq_len 1).
 """,
-    attrs = dict(LLM_COMMON_ATTRS, **{
+    attrs = dict(dict(LLM_COMMON_ATTRS, **PROFILE_ATTRS), **{
         "quantize": attr.string(default = "none", doc = "QnnQuantizer's scheme: 16a4w, 16a4w_block, 16a4w_block_asym, 16a8w or 8a8w (required)."),
         "group_size": attr.int(default = 0, doc = "16a4w_block and 16a4w_block_asym only: block size of the 4-bit weights, 32, 64 or 128."),
         "soc": attr.string(doc = "The Qualcomm SoC to compile for, e.g. SM8650 (see //tools/qnn:socs.bzl)."),

@@ -11,19 +11,47 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tools.executorch.export import upstream
+from tools.executorch.export.stage_clock import NoClock
 from tools.executorch.qnn_recipe import block_offsets, calibration, npu_graph, quantizer
 
 
 def quantize(config, passages: list[list[int]], soc: str, scheme: str, group_size: int, seq_len: int = 1):
+    """One graph of `quantize_methods`: the builder whose pre_autograd_graph_module is the converted graph."""
+    return quantize_methods(config, passages, soc, scheme, group_size, {"graph": seq_len})["graph"]
+
+
+def quantize_methods(
+    config, passages: list[list[int]], soc: str, scheme: str, group_size: int, lengths: dict, clock=None
+):
     """Load, transform, export, calibrate and convert: LLMEdgeManager's steps in order, our recipe handed in.
 
-    seq_len 1 is the decode graph (one token, the last position's logits).
-    A longer seq_len is a prefill graph: seq_len tokens at positions
-    input_pos (one per token), every position's logits, calibrated on
-    seq_len-token chunks of the same passages.
+    `lengths` maps each method to its tokens per call. seq_len 1 is the
+    decode graph (one token, the last position's logits). A longer seq_len is
+    a prefill graph: seq_len tokens at positions input_pos (one per token),
+    every position's logits, calibrated on seq_len-token chunks of the same
+    passages. Each graph is loaded from the checkpoint on its own: calibrating
+    one graph writes the KV cache buffers it was traced from, and the load is
+    seconds (export/stage_clock.py's profile of llama_int4_qnn, docs/build.md).
 
-    Returns the builder, whose pre_autograd_graph_module is the converted graph.
+    `clock` (export/stage_clock.py) times each step.
+
+    Returns {method: builder}, whose pre_autograd_graph_module is the converted graph.
     """
+    clock = clock or NoClock()
+    builders = {}
+    for method, seq_len in lengths.items():
+        with clock.stage(f"{method}: load checkpoint, transforms"):
+            manager, offsets = _load(config, scheme, group_size, seq_len)
+        with clock.stage(f"{method}: torch.export"):
+            manager.export()
+            manager.run_canonical_optimizations()
+        with clock.stage(f"{method}: observe, calibrate, convert"):
+            builders[method] = _quantize(manager, passages, soc, scheme, group_size, offsets, seq_len)
+    return builders
+
+
+def _load(config, scheme: str, group_size: int, seq_len: int):
+    """The checkpoint's model through our transforms, as a seq_len-token graph: (manager, BlockOffsets or None)."""
     import copy
 
     import torch
@@ -43,8 +71,10 @@ def quantize(config, passages: list[list[int]], soc: str, scheme: str, group_siz
             torch.zeros((1, seq_len), dtype=torch.long),
             {"input_pos": torch.arange(seq_len, dtype=torch.long)},
         )
-    exported = manager.export()
-    exported.run_canonical_optimizations()
+    return manager, offsets
+
+
+def _quantize(exported, passages, soc: str, scheme: str, group_size: int, offsets, seq_len: int):
     qnn_quantizer, _ = quantizer.make_quantizer(soc, scheme)
     if offsets:
         quantizer.use_block_offsets(qnn_quantizer, exported.pre_autograd_graph_module, offsets)
