@@ -28,10 +28,22 @@ from tools.executorch.export.digest import sha256_of
 from tools.executorch.export.errors import ExportError
 from tools.executorch.export.op_counts import count_ops
 from tools.executorch.export.special_tokens import load_special_tokens
-from tools.executorch.export.stage_clock import STEPS, NoClock, StageClock
+from tools.executorch.export.stage_clock import STEPS, NoClock, StageClock, Step
 from tools.executorch.qnn_recipe import calibration, lowering, quantized_graph, quantizer
 from tools.executorch.qnn_recipe.context_signatures import deterministic_context_signatures
 from tools.executorch.qnn_recipe.llm_config import qnn_llm_config
+
+# The QNN flow's own steps beside the CPU export's (export/stage_clock.py):
+# calibration and the QNN backend's passes.
+QNN_STEPS = (
+    *STEPS,
+    Step("QNN partitioner", "backends/qualcomm/partition/qnn_partitioner.py", "partition"),
+    Step("QNN export passes", "backends/qualcomm/_passes/qnn_pass_manager.py", "transform_for_export_pipeline"),
+    Step("LPBQ block fit", "qnn_recipe/block_offsets.py", "fit_blocks"),
+    Step("prepare_pt2e (observers)", "torchao/quantization/pt2e/quantize_pt2e.py", "prepare_pt2e"),
+    Step("calibration", "qnn_recipe/calibration.py", "calibrate"),
+    Step("convert_pt2e", "torchao/quantization/pt2e/quantize_pt2e.py", "convert_pt2e"),
+)
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("checkpoint", None, "Meta-layout state dict (.pth).")
@@ -157,7 +169,7 @@ def main(argv: list[str]) -> None:
 
     from tools.executorch import manifest_pb2, qnn_manifest_pb2
 
-    clock = StageClock(STEPS) if FLAGS.profile_out else NoClock()
+    clock = StageClock(QNN_STEPS) if FLAGS.profile_out else NoClock()
     started = time.monotonic()
     torch.manual_seed(0)
     config = qnn_llm_config(

@@ -40,7 +40,7 @@ class Step:
     function: str
 
 
-# ExecuTorch's and torch's steps of an export (CPU or QNN), innermost first wins.
+# ExecuTorch's and torch's steps of a CPU export, innermost first wins.
 STEPS: tuple[Step, ...] = (
     Step("torch.export (trace)", "torch/export/_trace.py", "_export"),
     Step("decompositions", "torch/export/exported_program.py", "run_decompositions"),
@@ -51,12 +51,6 @@ STEPS: tuple[Step, ...] = (
     Step("XNNPACK preprocess: passes", "backends/xnnpack/_passes/__init__.py", "transform"),
     Step("XNNPACK preprocess: serialize", "backends/xnnpack/xnnpack_preprocess.py", "preprocess"),
     Step("QNN preprocess", "backends/qualcomm/qnn_preprocess.py", "preprocess"),
-    Step("QNN partitioner", "backends/qualcomm/partition/qnn_partitioner.py", "partition"),
-    Step("QNN export passes", "backends/qualcomm/_passes/qnn_pass_manager.py", "transform_for_export_pipeline"),
-    Step("LPBQ block fit", "qnn_recipe/block_offsets.py", "fit_blocks"),
-    Step("prepare_pt2e (observers)", "torchao/quantization/pt2e/quantize_pt2e.py", "prepare_pt2e"),
-    Step("calibration", "qnn_recipe/calibration.py", "calibrate"),
-    Step("convert_pt2e", "torchao/quantization/pt2e/quantize_pt2e.py", "convert_pt2e"),
     Step("edge transform (ConvertToLinearPass)", "exir/program/_program.py", "transform"),
     Step("to_executorch passes", "exir/program/_program.py", "to_executorch"),
     Step("memory planning", "exir/passes/memory_planning_pass.py", "run"),
