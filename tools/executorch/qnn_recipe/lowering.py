@@ -53,29 +53,37 @@ def lower(graphs: dict, soc: str, constant_methods: dict, weight_sharing: bool =
     common (all of them: weight quantization does not depend on the
     calibration), else a copy each.
 
+    The steps are to_edge_transform_and_lower_to_qnn's, in its order, with
+    the CPU exporter's decomposition (export/upstream.py's `lower`):
+    upstream retraces each method's whole graph three times on its way to
+    the edge dialect, each about as long as torch.export of the quantized
+    graph, where one does the same work here, and the graph is traced
+    without dynamo (`torch_export`). The .pte is byte-identical (the
+    shipped programs keep their sha256).
+
     Returns the edge program manager (delegated, before the memory plan) and
     the ExecutorchProgramManager whose buffer is the .pte.
     """
     from executorch.backends.qualcomm.serialization.qc_schema import QcomChipset
-    from executorch.backends.qualcomm.utils.utils import (
-        generate_htp_compiler_spec,
-        generate_qnn_executorch_compiler_spec,
-        to_edge_transform_and_lower_to_qnn,
-    )
+    from executorch.backends.qualcomm.utils import utils as qnn
     from executorch.exir import ExecutorchBackendConfig
     from executorch.exir.passes import MemoryPlanningPass
 
-    specs = generate_qnn_executorch_compiler_spec(
+    specs = qnn.generate_qnn_executorch_compiler_spec(
         soc_model=getattr(QcomChipset, soc),
-        backend_options=generate_htp_compiler_spec(use_fp16=False, use_weight_sharing=weight_sharing),
+        backend_options=qnn.generate_htp_compiler_spec(use_fp16=False, use_weight_sharing=weight_sharing),
     )
-    edge = to_edge_transform_and_lower_to_qnn(
-        {name: _positional(module) for name, (module, _) in graphs.items()},
-        {name: example_inputs(seq_len) for name, (_, seq_len) in graphs.items()},
-        {name: specs for name in graphs},
-        constant_methods=constant_methods,
-        skip_mutable_buffer=True,
-    )
+    qnn.setup_qnn_sdk()
+    # Before any eager run of the model, as upstream's entry point does.
+    qnn.disable_mkldnn_on_amd()
+    programs, edge_passes = {}, {}
+    for name, (module, seq_len) in graphs.items():
+        exported = torch_export(_positional(module), example_inputs(seq_len))
+        pass_manager = qnn.get_qnn_pass_manager_cls(_backend_type(qnn, specs))()
+        programs[name] = pass_manager.transform_for_export_pipeline(exported)
+        edge_passes[name] = pass_manager.get_to_edge_transform_passes(exported, compiler_specs=specs)
+    with qnn.QnnManagerContext({name: specs for name in graphs}):
+        edge = _to_edge_and_lower(programs, edge_passes, specs, constant_methods)
     program = edge.to_executorch(
         ExecutorchBackendConfig(
             # Inputs are the caller's (token ids, positions); the cache is
@@ -84,3 +92,81 @@ def lower(graphs: dict, soc: str, constant_methods: dict, weight_sharing: bool =
         )
     )
     return edge, program
+
+
+def torch_export(module, inputs):
+    """The converted graph as an ExportedProgram.
+
+    Upstream's QNN entry point exports strictly, through dynamo. The module
+    is an fx graph that torch.export made already, with nothing left for
+    dynamo to capture, and the non-strict trace gives the same program in a
+    third of the time.
+    """
+    import torch
+
+    return torch.export.export(module, inputs, strict=False)
+
+
+def _backend_type(qnn, specs):
+    return qnn.flatbuffer_to_option(qnn.generate_qnn_executorch_option(specs)).backend_options.backend_type
+
+
+def _to_edge_and_lower(programs: dict, edge_passes: dict, specs, constant_methods: dict):
+    """exir's to_edge_transform_and_lower for QNN's one partitioner per method, decomposing each method once."""
+    from executorch.backends.qualcomm.partition.qnn_partitioner import QnnPartitioner
+    from executorch.backends.qualcomm.utils import utils as qnn
+    from executorch.exir.program import _program as exir
+
+    config = qnn.qnn_edge_config()
+    partitioners = {name: QnnPartitioner(specs, skip_mutable_buffer=True) for name in programs}
+    edge_programs, preserved = {}, set()
+    for name, program in programs.items():
+        program, kept = _decompose_once(program, partitioners[name], name)
+        edge_programs[name] = exir._generate_edge_program(config, program, preserve_ops=kept)
+        preserved.update(kept)
+    config._core_aten_ops_exception_list = list(set(config._core_aten_ops_exception_list) | preserved)
+    edge = exir.EdgeProgramManager(edge_programs, constant_methods, config, list(preserved))
+    edge = edge.transform(edge_passes)
+    for name in programs:
+        exir.lift_constant_tensor_pass(edge.exported_program(name))
+    edge = edge.to_backend(partitioners)
+    for name, partitioner in partitioners.items():
+        # Upstream's last check: no op kept from decomposition is left outside the delegate.
+        lowered = edge.exported_program(name)
+        left, check_op_support = partitioner.ops_to_not_decompose(lowered)
+        exir._sanity_check_graph_for_non_decomp_ops(
+            name,
+            lowered,
+            set(exir._remove_invalid_ops_for_not_decompose(left)),
+            check_op_support,
+            partitioner_name=type(partitioner).__name__,
+            generate_error=True,
+        )
+    return edge
+
+
+def _decompose_once(program, partitioner, method: str):
+    """`program` in core ATen but for the ops `partitioner` keeps: (program, the kept ops).
+
+    The one-partitioner case of export/upstream.py's `lower`: the table
+    without the kept ops functionalizes as it decomposes, so upstream's
+    run_decompositions({}) before it is not repeated, and the whole table
+    after the accepted nodes are renamed out of its reach runs only when a
+    node it would decompose is left (a kept op the partitioner refused).
+    """
+    from executorch.exir.program import _program as exir
+
+    from tools.executorch.export import upstream
+
+    program = exir._apply_pre_decomposition_transforms(program, [partitioner])
+    keep, _ = partitioner.ops_to_not_decompose(program)
+    table = exir._default_decomposition_table()
+    for op in exir._remove_invalid_ops_for_not_decompose(keep):
+        table.pop(op, None)
+    program = program.run_decompositions(table)
+    kept = exir._replace_aten_ops_with_transformed_ops(method, program, {method: [partitioner]}) or []
+    full_table = exir._default_decomposition_table()
+    if upstream._has_ops_of(program, full_table):
+        program = program.run_decompositions(full_table)
+    exir._restore_transformed_ops_to_aten_ops(program)
+    return program, list(kept)
