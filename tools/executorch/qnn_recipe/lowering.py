@@ -58,8 +58,8 @@ def lower(graphs: dict, soc: str, constant_methods: dict, weight_sharing: bool =
     upstream retraces each method's whole graph three times on its way to
     the edge dialect, each about as long as torch.export of the quantized
     graph, where one does the same work here, and the graph is traced
-    without dynamo (`torch_export`). The .pte is byte-identical (the
-    shipped programs keep their sha256).
+    without dynamo (`torch_export`). The .pte is byte-identical to
+    upstream's (qnn_lowering_test).
 
     Returns the edge program manager (delegated, before the memory plan) and
     the ExecutorchProgramManager whose buffer is the .pte.
@@ -76,10 +76,11 @@ def lower(graphs: dict, soc: str, constant_methods: dict, weight_sharing: bool =
     qnn.setup_qnn_sdk()
     # Before any eager run of the model, as upstream's entry point does.
     qnn.disable_mkldnn_on_amd()
+    pass_manager_cls = qnn.get_qnn_pass_manager_cls(_backend_type(qnn, specs))
     programs, edge_passes = {}, {}
     for name, (module, seq_len) in graphs.items():
         exported = torch_export(_positional(module), example_inputs(seq_len))
-        pass_manager = qnn.get_qnn_pass_manager_cls(_backend_type(qnn, specs))()
+        pass_manager = pass_manager_cls()
         programs[name] = pass_manager.transform_for_export_pipeline(exported)
         edge_passes[name] = pass_manager.get_to_edge_transform_passes(exported, compiler_specs=specs)
     with qnn.QnnManagerContext({name: specs for name in graphs}):
@@ -148,7 +149,8 @@ def _to_edge_and_lower(programs: dict, edge_passes: dict, specs, constant_method
 def _decompose_once(program, partitioner, method: str):
     """`program` in core ATen but for the ops `partitioner` keeps: (program, the kept ops).
 
-    The one-partitioner case of export/upstream.py's `lower`: the table
+    The one-partitioner case of export/upstream.py's `lower`, kept apart so
+    that the CPU exports' inputs stay as they are: the table
     without the kept ops functionalizes as it decomposes, so upstream's
     run_decompositions({}) before it is not repeated, and the whole table
     after the accepted nodes are renamed out of its reach runs only when a
@@ -159,7 +161,12 @@ def _decompose_once(program, partitioner, method: str):
     from tools.executorch.export import upstream
 
     program = exir._apply_pre_decomposition_transforms(program, [partitioner])
-    keep, _ = partitioner.ops_to_not_decompose(program)
+    keep, check_op_support = partitioner.ops_to_not_decompose(program)
+    if check_op_support is None:
+        # Upstream decomposes such a partitioner's programs another way.
+        raise RuntimeError(
+            f"{type(partitioner).__name__} keeps ops without a per-node check; _decompose_once needs one"
+        )
     table = exir._default_decomposition_table()
     for op in exir._remove_invalid_ops_for_not_decompose(keep):
         table.pop(op, None)
