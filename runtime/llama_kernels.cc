@@ -123,19 +123,31 @@ struct SdpaShape {
   }
 };
 
-// Every path sums a query-key dot product in one order (eight partial
-// sums, then a fixed tree, then the tail) and accumulates each output over
-// the keys in their order, so blocking and threading below change speed,
-// never bits: SSE2, AVX2 and NEON give identical attention, and so do any
-// thread counts.
+// How attention is computed, which fixes its bits. For each query row the
+// keys are taken in blocks of kKeyBlock absolute positions. Within a block
+// the row's scores are scaled and masked, and the block keeps its own
+// maximum m, its sum l of exp(score - m) and its unnormalized output
+// acc = sum of exp(score - m) * v, every sum in key order. The blocks are then
+// merged in order (the online softmax of flash attention) and the output is
+// acc / l. A query-key dot product is summed in one order (eight partial
+// sums, then a fixed tree, then the tail). Nothing here depends on how many
+// rows a call has, how work is split between threads, or which instruction
+// set runs: a row of a 5-token verify call is bit-identical to the same row
+// fed alone, and SSE2, AVX2 and NEON agree.
 //
+// Blocks let every thread work on a long context in a one-token decode step
+// (the step has only one (position, KV head) pair per KV head), and keep a
+// block's keys and values in L1 while all query heads of the KV head read
+// them.
+constexpr int64_t kKeyBlock = 64;
+
 // Eight floats as one value: GCC and Clang map it to one AVX2 register, two
 // SSE2 or two NEON registers, with the same per-lane IEEE arithmetic on all
 // of them. As values (not arrays) the accumulators stay in registers.
 typedef float Float8 __attribute__((vector_size(32)));
 
-// The helpers below are inlined into AttendGroup's clones, so each is
-// compiled for that clone's instruction set (a called helper would be
+// The helpers below are inlined into the multiversioned functions, so each
+// is compiled for that clone's instruction set (a called helper would be
 // baseline SSE2 code).
 #define LLM_ALWAYS_INLINE inline __attribute__((always_inline))
 
@@ -143,6 +155,10 @@ LLM_ALWAYS_INLINE Float8 Load8(const float* p) {
   Float8 v;
   std::memcpy(&v, p, sizeof v);
   return v;
+}
+
+LLM_ALWAYS_INLINE void Store8(float* p, Float8 v) {
+  std::memcpy(p, &v, sizeof v);
 }
 
 LLM_ALWAYS_INLINE float Reduce8(Float8 a) {
@@ -164,8 +180,8 @@ LLM_ALWAYS_INLINE float Dot(const float* q, const float* k, int64_t n) {
 }
 
 // One query head with four consecutive cached keys, each summed exactly as
-// Dot() sums it. One key's sum is a chain of dependent adds; four
-// independent chains keep the vector unit busy while each waits on its own.
+// Dot() sums it. One key's sum is a chain of dependent adds; independent
+// chains keep the vector unit busy while each waits on its own.
 LLM_ALWAYS_INLINE void Dot4(const float* q, const float* k, int64_t stride,
                             int64_t n, float* out) {
   const float* k1 = k + stride;
@@ -186,6 +202,43 @@ LLM_ALWAYS_INLINE void Dot4(const float* q, const float* k, int64_t stride,
   out[3] = DotTail(Reduce8(a3), q, k3, d, n);
 }
 
+// Two query heads with the same four keys: eight chains, and each key
+// loaded once for both heads.
+LLM_ALWAYS_INLINE void Dot2x4(const float* q0, const float* q1, const float* k,
+                              int64_t stride, int64_t n, float* out0,
+                              float* out1) {
+  const float* k1 = k + stride;
+  const float* k2 = k + 2 * stride;
+  const float* k3 = k + 3 * stride;
+  Float8 a0 = {}, a1 = {}, a2 = {}, a3 = {};
+  Float8 b0 = {}, b1 = {}, b2 = {}, b3 = {};
+  int64_t d = 0;
+  for (; d + 8 <= n; d += 8) {
+    const Float8 x = Load8(q0 + d);
+    const Float8 y = Load8(q1 + d);
+    Float8 key = Load8(k + d);
+    a0 += x * key;
+    b0 += y * key;
+    key = Load8(k1 + d);
+    a1 += x * key;
+    b1 += y * key;
+    key = Load8(k2 + d);
+    a2 += x * key;
+    b2 += y * key;
+    key = Load8(k3 + d);
+    a3 += x * key;
+    b3 += y * key;
+  }
+  out0[0] = DotTail(Reduce8(a0), q0, k, d, n);
+  out0[1] = DotTail(Reduce8(a1), q0, k1, d, n);
+  out0[2] = DotTail(Reduce8(a2), q0, k2, d, n);
+  out0[3] = DotTail(Reduce8(a3), q0, k3, d, n);
+  out1[0] = DotTail(Reduce8(b0), q1, k, d, n);
+  out1[1] = DotTail(Reduce8(b1), q1, k1, d, n);
+  out1[2] = DotTail(Reduce8(b2), q1, k2, d, n);
+  out1[3] = DotTail(Reduce8(b3), q1, k3, d, n);
+}
+
 // out[0, 32) = sum over keys j, in order, of p[j] * v_j[0, 32): 32 output
 // dimensions held in registers rather than re-read for every key.
 LLM_ALWAYS_INLINE void WeightedSum32(const float* p, const float* v,
@@ -199,10 +252,43 @@ LLM_ALWAYS_INLINE void WeightedSum32(const float* p, const float* v,
     a2 += w * Load8(row + 16);
     a3 += w * Load8(row + 24);
   }
-  std::memcpy(out, &a0, sizeof a0);
-  std::memcpy(out + 8, &a1, sizeof a1);
-  std::memcpy(out + 16, &a2, sizeof a2);
-  std::memcpy(out + 24, &a3, sizeof a3);
+  Store8(out, a0);
+  Store8(out + 8, a1);
+  Store8(out + 16, a2);
+  Store8(out + 24, a3);
+}
+
+// The same for two query heads over the same values: eight chains, and each
+// value row loaded once for both.
+LLM_ALWAYS_INLINE void WeightedSum32x2(const float* p0, const float* p1,
+                                       const float* v, int64_t stride,
+                                       int64_t keys, float* out0, float* out1) {
+  Float8 a0 = {}, a1 = {}, a2 = {}, a3 = {};
+  Float8 b0 = {}, b1 = {}, b2 = {}, b3 = {};
+  for (int64_t j = 0; j < keys; ++j) {
+    const float* row = v + j * stride;
+    const float w0 = p0[j], w1 = p1[j];
+    Float8 x = Load8(row);
+    a0 += w0 * x;
+    b0 += w1 * x;
+    x = Load8(row + 8);
+    a1 += w0 * x;
+    b1 += w1 * x;
+    x = Load8(row + 16);
+    a2 += w0 * x;
+    b2 += w1 * x;
+    x = Load8(row + 24);
+    a3 += w0 * x;
+    b3 += w1 * x;
+  }
+  Store8(out0, a0);
+  Store8(out0 + 8, a1);
+  Store8(out0 + 16, a2);
+  Store8(out0 + 24, a3);
+  Store8(out1, b0);
+  Store8(out1 + 8, b1);
+  Store8(out1 + 16, b2);
+  Store8(out1 + 24, b3);
 }
 
 // The same for the dimensions left over (head sizes that are not a
@@ -214,53 +300,164 @@ LLM_ALWAYS_INLINE void WeightedSum1(const float* p, const float* v,
   *out = acc;
 }
 
-// Attention for one query position, one KV head and query heads
-// [g_begin, g_end) of the group that shares it. `scores` holds
-// group * capacity floats.
-LLM_MULTIVERSIONED
-void AttendGroup(const SdpaShape& s, const float* q, const float* k_cache,
-                 const float* v_cache, int64_t b, int64_t i, int64_t kv_h,
-                 int64_t g_begin, int64_t g_end, float* scores, float* out) {
-  const int64_t dim = s.head_dim;
-  const int64_t keys = s.KeyCount(i);
-  const int64_t kv_stride = s.kv_heads * dim;
-  const float* k_base = k_cache + b * s.capacity * kv_stride + kv_h * dim;
-  const float* v_base = v_cache + b * s.capacity * kv_stride + kv_h * dim;
-  const float* mask_row = s.mask ? s.mask + i * s.mask_keys : nullptr;
+constexpr float kNoScore = -std::numeric_limits<float>::infinity();
 
-  for (int64_t g = g_begin; g < g_end; ++g) {
-    const float* qg = q + g * dim;
-    float* row = scores + g * s.capacity;
+typedef int32_t Int8x32 __attribute__((vector_size(32)));
+
+// exp(x) for x <= 0 in eight lanes, without libm: a call per score was a
+// fifth of a verify call's attention. 2^n * p(r) with x = n ln2 + r,
+// |r| <= ln2 / 2, and p the degree-6 Taylor polynomial of e^r (relative error
+// below 3e-7, a few float ulps). Plain IEEE adds and multiplies in a fixed
+// order, so SSE2, AVX2 and NEON round it alike. Lanes below -87 (e^-87 is
+// 1.6e-38) give exactly 0, as masked keys must.
+LLM_ALWAYS_INLINE Float8 ExpNonPositive8(Float8 x) {
+  const Float8 floor = Float8{} - 87.0f;
+  const Int8x32 underflow = x < floor;
+  x = x < floor ? floor : x;
+  // Round x / ln2 to the nearest integer by adding and subtracting 1.5 * 2^23.
+  const Float8 shift = Float8{} + 12582912.0f;
+  const Float8 n = (x * 1.44269504088896341f + shift) - shift;
+  // x - n ln2 in two steps: ln2's high part times n is exact.
+  const Float8 r = (x - n * 0.693359375f) - n * -2.12194440e-4f;
+  Float8 p = Float8{} + (1.0f / 720.0f);
+  p = p * r + (1.0f / 120.0f);
+  p = p * r + (1.0f / 24.0f);
+  p = p * r + (1.0f / 6.0f);
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  // 2^n from its exponent bits; n is in [-126, 0].
+  const Int8x32 bits = (__builtin_convertvector(n, Int8x32) + 127) << 23;
+  Float8 scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  const Float8 e = p * scale;
+  Int8x32 e_bits;
+  std::memcpy(&e_bits, &e, sizeof e_bits);
+  e_bits &= ~underflow;
+  Float8 result;
+  std::memcpy(&result, &e_bits, sizeof result);
+  return result;
+}
+
+// The same for one float, lane for lane.
+LLM_ALWAYS_INLINE float ExpNonPositive(float x) {
+  const Float8 lanes = Float8{} + x;
+  return ExpNonPositive8(lanes)[0];
+}
+
+// A query row's softmax over some keys: the largest score m, l = sum of
+// exp(score - m) and acc = sum of exp(score - m) * v. m = -inf: no key yet.
+struct RowState {
+  float* max;  // 1 float
+  float* sum;  // 1 float
+  float* acc;  // head_dim floats
+};
+
+// One block of keys [j0, j0 + keys) for the query heads [0, heads) of one
+// position and KV head: q points at the first head, scores holds
+// heads * kKeyBlock floats, and row h's block result goes to block[h].
+LLM_MULTIVERSIONED
+void AttendBlock(const SdpaShape& s, const float* q, const float* k_base,
+                 const float* v_base, const float* mask_row, int64_t j0,
+                 int64_t keys, int64_t heads, float* scores,
+                 const RowState* block) {
+  const int64_t dim = s.head_dim;
+  const int64_t kv_stride = s.kv_heads * dim;
+  const float* k = k_base + j0 * kv_stride;
+  const float* v = v_base + j0 * kv_stride;
+  int64_t h = 0;
+  for (; h + 2 <= heads; h += 2) {
+    float* row0 = scores + h * kKeyBlock;
+    float* row1 = row0 + kKeyBlock;
     int64_t j = 0;
     for (; j + 4 <= keys; j += 4) {
-      Dot4(qg, k_base + j * kv_stride, kv_stride, dim, row + j);
+      Dot2x4(q + h * dim, q + (h + 1) * dim, k + j * kv_stride, kv_stride, dim,
+             row0 + j, row1 + j);
     }
-    for (; j < keys; ++j) row[j] = Dot(qg, k_base + j * kv_stride, dim);
-    for (j = 0; j < keys; ++j) {
-      row[j] = row[j] * s.scale + (mask_row ? mask_row[j] : 0.0f);
+    for (; j < keys; ++j) {
+      row0[j] = Dot(q + h * dim, k + j * kv_stride, dim);
+      row1[j] = Dot(q + (h + 1) * dim, k + j * kv_stride, dim);
     }
-
-    float max_score = -std::numeric_limits<float>::infinity();
-    for (j = 0; j < keys; ++j) max_score = std::max(max_score, row[j]);
-    float* o = out + g * dim;
-    if (max_score == -std::numeric_limits<float>::infinity()) {
-      std::fill(o, o + dim, 0.0f);  // every key masked: the output stays zero
-      continue;
-    }
-    float total = 0.0f;
-    for (j = 0; j < keys; ++j) {
-      row[j] = std::exp(row[j] - max_score);
-      total += row[j];
-    }
-    const float inv = 1.0f / total;
-    for (j = 0; j < keys; ++j) row[j] *= inv;
-
-    int64_t d = 0;
-    for (; d + 32 <= dim; d += 32) {
-      WeightedSum32(row, v_base + d, kv_stride, keys, o + d);
-    }
-    for (; d < dim; ++d) WeightedSum1(row, v_base + d, kv_stride, keys, o + d);
   }
+  for (; h < heads; ++h) {
+    float* row = scores + h * kKeyBlock;
+    int64_t j = 0;
+    for (; j + 4 <= keys; j += 4) {
+      Dot4(q + h * dim, k + j * kv_stride, kv_stride, dim, row + j);
+    }
+    for (; j < keys; ++j) row[j] = Dot(q + h * dim, k + j * kv_stride, dim);
+  }
+
+  // Scores to exp(score - the block's max), and their sum.
+  for (h = 0; h < heads; ++h) {
+    float* row = scores + h * kKeyBlock;
+    float top = kNoScore;
+    for (int64_t j = 0; j < keys; ++j) {
+      row[j] = row[j] * s.scale + (mask_row ? mask_row[j0 + j] : 0.0f);
+      top = std::max(top, row[j]);
+    }
+    *block[h].max = top;
+    float total = 0.0f;
+    if (top != kNoScore) {
+      int64_t j = 0;
+      for (; j + 8 <= keys; j += 8) {
+        Store8(row + j, ExpNonPositive8(Load8(row + j) - top));
+      }
+      for (; j < keys; ++j) row[j] = ExpNonPositive(row[j] - top);
+      for (j = 0; j < keys; ++j) total += row[j];
+    }
+    *block[h].sum = total;
+  }
+
+  int64_t d = 0;
+  for (; d + 32 <= dim; d += 32) {
+    for (h = 0; h + 2 <= heads; h += 2) {
+      WeightedSum32x2(scores + h * kKeyBlock, scores + (h + 1) * kKeyBlock,
+                      v + d, kv_stride, keys, block[h].acc + d,
+                      block[h + 1].acc + d);
+    }
+    for (; h < heads; ++h) {
+      WeightedSum32(scores + h * kKeyBlock, v + d, kv_stride, keys,
+                    block[h].acc + d);
+    }
+  }
+  for (; d < dim; ++d) {
+    for (h = 0; h < heads; ++h) {
+      WeightedSum1(scores + h * kKeyBlock, v + d, kv_stride, keys,
+                   block[h].acc + d);
+    }
+  }
+}
+
+// Folds one block's result into a row's running state, the next block in
+// key order.
+LLM_MULTIVERSIONED
+void MergeBlock(int64_t dim, const RowState& block, const RowState& row) {
+  if (*block.max == kNoScore) return;  // every key of the block masked
+  if (*row.max == kNoScore) {
+    *row.max = *block.max;
+    *row.sum = *block.sum;
+    std::memcpy(row.acc, block.acc, static_cast<size_t>(dim) * sizeof(float));
+    return;
+  }
+  const float top = std::max(*row.max, *block.max);
+  const float old_scale = ExpNonPositive(*row.max - top);
+  const float new_scale = ExpNonPositive(*block.max - top);
+  *row.max = top;
+  *row.sum = *row.sum * old_scale + *block.sum * new_scale;
+  for (int64_t d = 0; d < dim; ++d) {
+    row.acc[d] = row.acc[d] * old_scale + block.acc[d] * new_scale;
+  }
+}
+
+// The row's output: acc / sum, or zeros when every key was masked.
+void FinishRow(int64_t dim, const RowState& row, float* out) {
+  if (*row.max == kNoScore) {
+    std::fill(out, out + dim, 0.0f);
+    return;
+  }
+  const float inv = 1.0f / *row.sum;
+  for (int64_t d = 0; d < dim; ++d) out[d] = row.acc[d] * inv;
 }
 
 void CustomSdpaOut(KernelRuntimeContext& ctx, Span<EValue*> stack) {
@@ -326,56 +523,139 @@ void CustomSdpaOut(KernelRuntimeContext& ctx, Span<EValue*> stack) {
   s.scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
   if (stack[7]->isDouble()) s.scale = static_cast<float>(stack[7]->toDouble());
 
-  // Work items are (batch, query position, KV head, a slice of its query
-  // heads). Prefill has plenty of (position, KV head) pairs; a decode step
-  // has one per KV head (3 for SmolLM2), too few to share evenly between
-  // threads, so there each query head is its own item. Only tiny calls run
-  // inline: measured on SmolLM2 decode, leaving the pool's other threads idle
-  // during attention cost more than waking them (they then have to be woken
-  // again for the next XNNPACK op anyway).
+  // A pair is one (batch, position, KV head) with the `group` query heads
+  // that share the KV head. Prefill has plenty of pairs, and each task takes
+  // whole pairs, block after block. A decode or verify call has a few pairs
+  // only (3 for SmolLM2's one-token step), too few to share evenly, so there
+  // each (pair, block) is a work item; its result waits in scratch, and the
+  // task that finishes a pair's last block merges the pair's blocks in key
+  // order, as a whole-pair task would. Only tiny calls run inline: measured on
+  // SmolLM2 decode, leaving the pool's other threads idle during attention
+  // cost more than waking them (they then have to be woken again for the
+  // next XNNPACK op anyway).
+  const int64_t group = s.group();
+  const int64_t dim = s.head_dim;
+  // The per-task row states below are fixed arrays.
+  constexpr int64_t kMaxGroup = 64;
+  LLM_KERNEL_CHECK(ctx, group <= kMaxGroup,
+                   "llama::custom_sdpa.out: %lld query heads share a KV head; "
+                   "this kernel takes at most %lld",
+                   static_cast<long long>(group),
+                   static_cast<long long>(kMaxGroup));
   const int64_t macs =
-      s.batch * s.seq * s.q_heads * 2 * s.head_dim * (s.start_pos + s.seq);
+      s.batch * s.seq * s.q_heads * 2 * dim * (s.start_pos + s.seq);
   const int64_t threads =
       macs < (int64_t{1} << 14)
           ? 1
           : std::max<int64_t>(1, executorch::extension::get_thread_count());
   const int64_t pairs = s.batch * s.seq * s.kv_heads;
-  const int64_t slices = pairs >= 4 * threads ? 1 : s.group();
-  const int64_t slice_heads = s.group() / slices;
-  const int64_t items = pairs * slices;
+  const int64_t blocks = (last_key + kKeyBlock - 1) / kKeyBlock;
+  // A row state: max, sum and head_dim accumulators.
+  const int64_t state_floats = dim + 2;
+  const int64_t pair_floats = group * state_floats;
+  const bool split_blocks = pairs < 4 * threads && blocks > 1;
+  const int64_t items = split_blocks ? pairs * blocks : pairs;
   const int64_t tasks = std::min(items, threads);
-  // One group of score rows per task, from the runtime's temp arena, so
-  // decoding never touches the heap.
+  // Per task: one block of scores and one block result per query head, and
+  // without split blocks the pair's running state. With them, every pair's
+  // block results and a finished-blocks count per pair. All from the
+  // runtime's temp arena, so decoding never touches the heap.
+  const int64_t task_floats = group * kKeyBlock + 2 * pair_floats;
+  const int64_t shared_floats =
+      split_blocks ? pairs * (blocks * pair_floats + 1) : 0;
   const size_t scratch_floats =
-      static_cast<size_t>(tasks * s.group() * s.capacity);
+      static_cast<size_t>(tasks * task_floats + shared_floats);
   auto scratch = ctx.allocate_temp(scratch_floats * sizeof(float), 64);
   LLM_KERNEL_CHECK(ctx, scratch.ok(),
-                   "llama::custom_sdpa.out: no temp memory for %zu scores; "
-                   "raise the runner's temp arena",
+                   "llama::custom_sdpa.out: no temp memory for %zu floats of "
+                   "scores; raise the runner's temp arena",
                    scratch_floats);
-  float* scores = static_cast<float*>(scratch.get());
+  float* task_scratch = static_cast<float*>(scratch.get());
+  float* block_results = task_scratch + tasks * task_floats;
+  int32_t* finished = nullptr;
+  if (split_blocks) {
+    static_assert(sizeof(int32_t) == sizeof(float), "one count per float");
+    finished = reinterpret_cast<int32_t*>(block_results +
+                                          pairs * blocks * pair_floats);
+    std::fill(finished, finished + pairs, 0);
+  }
   const float* q_data = q.const_data_ptr<float>();
   const float* k_data = k.const_data_ptr<float>();
   const float* v_data = v.const_data_ptr<float>();
   float* out_data = out.mutable_data_ptr<float>();
 
-  const int64_t per_task = (items + tasks - 1) / tasks;
+  // Row states laid out as [head][max, sum, acc...] from `base`.
+  const auto states = [&](float* base, RowState* rows) {
+    for (int64_t h = 0; h < group; ++h) {
+      float* state = base + h * state_floats;
+      rows[h] = RowState{state, state + 1, state + 2};
+    }
+  };
   const auto run_tasks = [&](int64_t first_task, int64_t end_task) {
+    RowState block[kMaxGroup], running[kMaxGroup];
     for (int64_t t = first_task; t < end_task; ++t) {
-      float* task_scores = scores + t * s.group() * s.capacity;
-      const int64_t end_item = std::min(items, (t + 1) * per_task);
-      for (int64_t item = t * per_task; item < end_item; ++item) {
-        // Item (b, i, kv_h, slice); kv_h's query heads start at
-        // kv_h * group in the [B, S, Hq, D] layout.
-        const int64_t slice = item % slices;
-        const int64_t pair = item / slices;
+      float* scores = task_scratch + t * task_floats;
+      states(scores + group * kKeyBlock, block);
+      states(scores + group * kKeyBlock + pair_floats, running);
+      // Items are dealt round-robin: later prefill positions attend to more
+      // keys, and a contiguous share would give the last task the most.
+      for (int64_t item = t; item < items; item += tasks) {
+        const int64_t pair = split_blocks ? item / blocks : item;
         const int64_t kv_h = pair % s.kv_heads;
         const int64_t i = (pair / s.kv_heads) % s.seq;
         const int64_t b = pair / (s.kv_heads * s.seq);
-        const int64_t row = (b * s.seq + i) * s.q_heads + kv_h * s.group();
-        AttendGroup(s, q_data + row * s.head_dim, k_data, v_data, b, i, kv_h,
-                    slice * slice_heads, (slice + 1) * slice_heads, task_scores,
-                    out_data + row * s.head_dim);
+        // kv_h's query heads start at kv_h * group in the [B, S, Hq, D]
+        // layout.
+        const int64_t row = (b * s.seq + i) * s.q_heads + kv_h * group;
+        const int64_t kv_offset =
+            b * s.capacity * s.kv_heads * dim + kv_h * dim;
+        const float* mask_row = s.mask ? s.mask + i * s.mask_keys : nullptr;
+        const int64_t key_count = s.KeyCount(i);
+        const auto attend = [&](int64_t blk, const RowState* result) {
+          const int64_t j0 = blk * kKeyBlock;
+          const int64_t keys = std::min(kKeyBlock, key_count - j0);
+          if (keys <= 0) {
+            for (int64_t h = 0; h < group; ++h) *result[h].max = kNoScore;
+            return;
+          }
+          AttendBlock(s, q_data + row * dim, k_data + kv_offset,
+                      v_data + kv_offset, mask_row, j0, keys, group, scores,
+                      result);
+        };
+        if (!split_blocks) {
+          for (int64_t h = 0; h < group; ++h) *running[h].max = kNoScore;
+          for (int64_t blk = 0; blk < blocks; ++blk) {
+            attend(blk, block);
+            for (int64_t h = 0; h < group; ++h) {
+              MergeBlock(dim, block[h], running[h]);
+            }
+          }
+          for (int64_t h = 0; h < group; ++h) {
+            FinishRow(dim, running[h], out_data + (row + h) * dim);
+          }
+          continue;
+        }
+        const int64_t blk = item % blocks;
+        float* pair_results = block_results + pair * blocks * pair_floats;
+        RowState result[kMaxGroup];
+        states(pair_results + blk * pair_floats, result);
+        attend(blk, result);
+        // The release publishes this block's result; the task that counts
+        // the pair's last block acquires all of them.
+        if (__atomic_add_fetch(&finished[pair], 1, __ATOMIC_ACQ_REL) !=
+            blocks) {
+          continue;
+        }
+        for (int64_t h = 0; h < group; ++h) *running[h].max = kNoScore;
+        for (int64_t done = 0; done < blocks; ++done) {
+          states(pair_results + done * pair_floats, result);
+          for (int64_t h = 0; h < group; ++h) {
+            MergeBlock(dim, result[h], running[h]);
+          }
+        }
+        for (int64_t h = 0; h < group; ++h) {
+          FinishRow(dim, running[h], out_data + (row + h) * dim);
+        }
       }
     }
   };
