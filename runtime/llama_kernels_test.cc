@@ -90,8 +90,8 @@ std::vector<float> RandomQuery(const Case& c, int seq, uint32_t seed) {
 // Runs the registered kernel: causal from start_pos, or with `mask`
 // ([seq, mask_keys] additive) when it is not empty.
 std::vector<float> Sdpa(const Case& c, std::vector<float> q, Caches& caches,
-                        int seq, int start_pos,
-                        std::vector<float> mask = {}, int mask_keys = 0) {
+                        int seq, int start_pos, std::vector<float> mask = {},
+                        int mask_keys = 0) {
   EXPECT_EQ(RegisterLlamaKernels(), "");
   auto op = executorch::runtime::get_op_function_from_registry(
       "llama::custom_sdpa.out");
@@ -135,9 +135,11 @@ std::vector<double> Reference(const Case& c, const std::vector<float>& q,
   for (int j = 0; j < keys; ++j) {
     double dot = 0;
     for (int d = 0; d < c.head_dim; ++d) {
-      dot += static_cast<double>(
-                 q[(static_cast<size_t>(i) * c.q_heads + h) * c.head_dim + d]) *
-             caches.k[(static_cast<size_t>(j) * c.kv_heads + kv_h) * c.head_dim + d];
+      dot +=
+          static_cast<double>(
+              q[(static_cast<size_t>(i) * c.q_heads + h) * c.head_dim + d]) *
+          caches
+              .k[(static_cast<size_t>(j) * c.kv_heads + kv_h) * c.head_dim + d];
     }
     scores[j] = dot * scale + (mask_row ? mask_row[j] : 0.0f);
     top = std::max(top, scores[j]);
@@ -149,7 +151,10 @@ std::vector<double> Reference(const Case& c, const std::vector<float>& q,
   for (int j = 0; j < keys; ++j) {
     const double w = std::exp(scores[j] - top) / total;
     for (int d = 0; d < c.head_dim; ++d) {
-      out[d] += w * caches.v[(static_cast<size_t>(j) * c.kv_heads + kv_h) * c.head_dim + d];
+      out[d] +=
+          w *
+          caches
+              .v[(static_cast<size_t>(j) * c.kv_heads + kv_h) * c.head_dim + d];
     }
   }
   return out;
@@ -198,8 +203,8 @@ TEST(CustomSdpa, LargeScoresUnderflowCleanly) {
   const auto q = RandomQuery(c, 3, 4);
   // A float score near 400 is itself off by up to 2e-5 (half an ulp), and
   // so is its weight, relatively: the tolerance follows the scores, not exp.
-  ExpectNearReference(c, q, caches, Sdpa(c, q, caches, 3, 200), 3, 200,
-                      nullptr, 0, 5e-5);
+  ExpectNearReference(c, q, caches, Sdpa(c, q, caches, 3, 200), 3, 200, nullptr,
+                      0, 5e-5);
 }
 
 TEST(CustomSdpa, MaskedKeysWeighNothing) {
