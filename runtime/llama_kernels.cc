@@ -304,12 +304,12 @@ constexpr float kNoScore = -std::numeric_limits<float>::infinity();
 
 typedef int32_t Int8x32 __attribute__((vector_size(32)));
 
-// exp(x) for x <= 0 in eight lanes, without libm: a call per score was a
-// fifth of a verify call's attention. 2^n * p(r) with x = n ln2 + r,
-// |r| <= ln2 / 2, and p the degree-6 Taylor polynomial of e^r (relative error
-// below 3e-7, a few float ulps). Plain IEEE adds and multiplies in a fixed
-// order, so SSE2, AVX2 and NEON round it alike. Lanes below -87 (e^-87 is
-// 1.6e-38) give exactly 0, as masked keys must.
+// exp(x) for x <= 0 in eight lanes, without libm: perf put the call per
+// score at about a third of the kernel's time in a 5-row verify call. 2^n *
+// p(r) with x = n ln2 + r, |r| <= ln2 / 2, and p the degree-6 Taylor polynomial
+// of e^r (relative error below 3e-7, a few float ulps). Plain IEEE adds and
+// multiplies in a fixed order, so SSE2, AVX2 and NEON round it alike. Lanes
+// below -87 (e^-87 is 1.6e-38) give exactly 0, as masked keys must.
 LLM_ALWAYS_INLINE Float8 ExpNonPositive8(Float8 x) {
   const Float8 floor = Float8{} - 87.0f;
   const Int8x32 underflow = x < floor;
@@ -622,39 +622,39 @@ void CustomSdpaOut(KernelRuntimeContext& ctx, Span<EValue*> stack) {
                       v_data + kv_offset, mask_row, j0, keys, group, scores,
                       result);
         };
-        if (!split_blocks) {
+        // Merges the pair's blocks in key order into its rows' outputs;
+        // block_result(blk) gives block blk's results.
+        const auto merge_pair = [&](const auto& block_result) {
           for (int64_t h = 0; h < group; ++h) *running[h].max = kNoScore;
           for (int64_t blk = 0; blk < blocks; ++blk) {
-            attend(blk, block);
+            const RowState* result = block_result(blk);
             for (int64_t h = 0; h < group; ++h) {
-              MergeBlock(dim, block[h], running[h]);
+              MergeBlock(dim, result[h], running[h]);
             }
           }
           for (int64_t h = 0; h < group; ++h) {
             FinishRow(dim, running[h], out_data + (row + h) * dim);
           }
+        };
+        if (!split_blocks) {
+          merge_pair([&](int64_t blk) {
+            attend(blk, block);
+            return block;
+          });
           continue;
         }
-        const int64_t blk = item % blocks;
         float* pair_results = block_results + pair * blocks * pair_floats;
         RowState result[kMaxGroup];
-        states(pair_results + blk * pair_floats, result);
-        attend(blk, result);
+        const auto stored = [&](int64_t blk) {
+          states(pair_results + blk * pair_floats, result);
+          return result;
+        };
+        attend(item % blocks, stored(item % blocks));
         // The release publishes this block's result; the task that counts
         // the pair's last block acquires all of them.
-        if (__atomic_add_fetch(&finished[pair], 1, __ATOMIC_ACQ_REL) !=
+        if (__atomic_add_fetch(&finished[pair], 1, __ATOMIC_ACQ_REL) ==
             blocks) {
-          continue;
-        }
-        for (int64_t h = 0; h < group; ++h) *running[h].max = kNoScore;
-        for (int64_t done = 0; done < blocks; ++done) {
-          states(pair_results + done * pair_floats, result);
-          for (int64_t h = 0; h < group; ++h) {
-            MergeBlock(dim, result[h], running[h]);
-          }
-        }
-        for (int64_t h = 0; h < group; ++h) {
-          FinishRow(dim, running[h], out_data + (row + h) * dim);
+          merge_pair(stored);
         }
       }
     }

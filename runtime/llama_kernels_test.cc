@@ -28,10 +28,10 @@ using executorch::aten::Tensor;
 using executorch::aten::TensorImpl;
 using executorch::runtime::EValue;
 
-// A float32 tensor over caller-owned data, shape [d0, d1, d2, d3] or 2-d.
-class Float4d {
+// A contiguous float32 tensor over caller-owned data, of any rank.
+class FloatTensor {
  public:
-  Float4d(std::vector<TensorImpl::SizesType> sizes, float* data)
+  FloatTensor(std::vector<TensorImpl::SizesType> sizes, float* data)
       : sizes_(std::move(sizes)),
         dim_order_(sizes_.size()),
         strides_(sizes_.size()),
@@ -97,11 +97,11 @@ std::vector<float> Sdpa(const Case& c, std::vector<float> q, Caches& caches,
       "llama::custom_sdpa.out");
   EXPECT_TRUE(op.ok());
   std::vector<float> out(q.size(), std::nanf(""));
-  Float4d query({1, seq, c.q_heads, c.head_dim}, q.data());
-  Float4d k({1, c.capacity, c.kv_heads, c.head_dim}, caches.k.data());
-  Float4d v({1, c.capacity, c.kv_heads, c.head_dim}, caches.v.data());
-  Float4d o({1, seq, c.q_heads, c.head_dim}, out.data());
-  Float4d m({seq, mask_keys}, mask.data());
+  FloatTensor query({1, seq, c.q_heads, c.head_dim}, q.data());
+  FloatTensor k({1, c.capacity, c.kv_heads, c.head_dim}, caches.k.data());
+  FloatTensor v({1, c.capacity, c.kv_heads, c.head_dim}, caches.v.data());
+  FloatTensor o({1, seq, c.q_heads, c.head_dim}, out.data());
+  FloatTensor m({seq, mask_keys}, mask.data());
   EValue args[9] = {
       EValue(query.tensor()),
       EValue(k.tensor()),
