@@ -27,6 +27,7 @@ from tools.executorch.quantize.outlier_channels import choose_channel_sets, meas
 from tools.executorch.xnnpack_graph.common_subexpressions import eliminate_common_subexpressions
 from tools.executorch.xnnpack_graph.inferred_views import infer_symbolic_view_sizes
 from tools.executorch.xnnpack_graph.pair_rotation import pair_rotation
+from tools.executorch.xnnpack_graph.partitioner import xnnpack_partitioner
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("checkpoint", None, "Meta-layout state dict (.pth).")
@@ -219,10 +220,10 @@ def export_program(config, clock, passages: list[list[int]]):
     lowering with one partitioner: a decoder layer is 3 delegate calls, with
     the same values. The stock pipeline's two (dynamic-quant linears first,
     then the rest) would cut every offset term into a delegate of its own,
-    and each delegate call costs microseconds per decoded token.
+    and each delegate call costs microseconds per decoded token. XNNPACK's
+    preprocess runs only the one of its passes that our graphs need
+    (xnnpack_graph/partitioner.py).
     """
-    from executorch.extension.llm.export.partitioner_lib import get_xnnpack_partitioner
-
     if FLAGS.backend != "xnnpack":
         with clock.stage("ExecuTorch's export_llama"):
             return upstream.export_llama(config), []
@@ -246,7 +247,7 @@ def export_program(config, clock, passages: list[list[int]]):
     with clock.stage("torch.export"):
         exported = upstream.export_once(manager)
     if ours:
-        partitioners = [get_xnnpack_partitioner(dynamic_quant_only_partitioner=False)]
+        partitioners = [xnnpack_partitioner()]
         edge_passes = [infer_symbolic_view_sizes, eliminate_common_subexpressions]
     else:
         # ExecuTorch's own recipes keep its two partitioners, in its order:

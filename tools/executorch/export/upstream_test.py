@@ -1,5 +1,9 @@
 """The assumptions upstream.py makes about the installed ExecuTorch, each checked on the tiny model.
 
+So is the one that xnnpack_graph/partitioner.py makes: that XNNPACK's
+preprocess with ConvertToLinearPass alone lowers our recipe's graph to what
+its whole pass list computes.
+
 If one fails after an ExecuTorch upgrade, the adapter (not the recipes) is
 what needs the change, and the test's name says which step moved.
 """
@@ -17,6 +21,11 @@ from tools.executorch.export import upstream
 from tools.executorch.qnn_recipe import npu_graph, quantizer
 from tools.executorch.qnn_recipe.llm_config import qnn_llm_config
 from tools.executorch.quantize import recipe
+from tools.executorch.xnnpack_graph.common_subexpressions import eliminate_common_subexpressions
+from tools.executorch.xnnpack_graph.inferred_views import infer_symbolic_view_sizes
+from tools.executorch.xnnpack_graph.pair_rotation import pair_rotation
+from tools.executorch.xnnpack_graph.partitioner import LINEAR_PASS_ONLY
+from tools.executorch.xnnpack_graph.partitioner import xnnpack_partitioner as our_xnnpack_partitioner
 from tools.python.runfile import runfile
 
 TINY = "models/tiny_random"
@@ -34,8 +43,13 @@ def tiny_qnn_config():
     )
 
 
-def tiny_xnnpack_manager(stock: bool = False):
-    """The tiny model for XNNPACK with our int4 recipe, or with ExecuTorch's own 8da4w (`stock`)."""
+def tiny_xnnpack_manager(stock: bool = False, shipped: bool = False):
+    """The tiny model for XNNPACK with our int4 recipe, or with ExecuTorch's own 8da4w (`stock`).
+
+    `shipped` adds what the shipped programs have beside the linears' recipe:
+    outlier channels on every linear input (fixed ones here, not calibrated)
+    and the pair rotation.
+    """
     from executorch.extension.llm.export.config.llm_config import LlmConfig, ModelType
 
     config = LlmConfig()
@@ -57,7 +71,27 @@ def tiny_xnnpack_manager(stock: bool = False):
     manager = upstream.load_llama(config)
     if stock:
         return manager
-    return manager.source_transform([recipe.linear_transform("8da4w_asym", 32, "8da8w")])
+    if not shipped:
+        return manager.source_transform([recipe.linear_transform("8da4w_asym", 32, "8da8w")])
+    sets = []
+    for name, _ in manager.model.named_modules():
+        if name.endswith(".attention"):
+            sets += [((f"{name}.wq", f"{name}.wk", f"{name}.wv"), [1, 33]), ((f"{name}.wo",), [2])]
+        elif name.endswith(".feed_forward"):
+            sets += [((f"{name}.w1", f"{name}.w3"), [0, 5, 40]), ((f"{name}.w2",), [7])]
+    sets.append(((recipe.HEAD,), [4]))
+    return manager.source_transform([recipe.linear_transform("8da4w_asym", 32, "8da8w", sets), pair_rotation])
+
+
+def logits_of(program: bytes, steps) -> list[torch.Tensor]:
+    """The program's forward outputs for each (tokens, position) of `steps`, in order, on one KV cache."""
+    # The kernels of the programs' ops outside the default set.
+    import executorch.extension.llm.custom_ops.custom_ops  # noqa: F401
+    import executorch.kernels.quantized  # noqa: F401
+    from executorch.runtime import Runtime
+
+    forward = Runtime.get().load_program(program).load_method("forward")
+    return [forward.execute([torch.tensor([tokens]), torch.tensor([position])])[0] for tokens, position in steps]
 
 
 def xnnpack_partitioner():
@@ -137,6 +171,25 @@ class UpstreamTest(unittest.TestCase):
         # XNNPACK's preprocess also decomposes its own few-node pattern graphs
         # (upsample, SDPA); the model's graph has hundreds of nodes.
         self.assertEqual(len([n for n in decomposed if n > 100]), 1, decomposed)
+
+    def test_xnnpack_partitioner_computes_what_every_preprocess_pass_computes(self):
+        # The shipped recipe's graph, lowered with XNNPACK's whole pass list
+        # and with ConvertToLinearPass alone, as export_pte lowers it.
+        def lowered(partitioner) -> bytes:
+            manager = tiny_xnnpack_manager(shipped=True)
+            edge_passes = [infer_symbolic_view_sizes, eliminate_common_subexpressions]
+            manager = upstream.lower(manager, upstream.export_once(manager), [partitioner], edge_passes)
+            return manager.to_executorch(passes=[]).export_program.buffer
+
+        every_pass = lowered(xnnpack_partitioner())
+        linear_only = lowered(our_xnnpack_partitioner())
+        self.assertNotIn(LINEAR_PASS_ONLY.encode(), every_pass)
+        self.assertIn(LINEAR_PASS_ONLY.encode(), linear_only)
+        # A prefill, then decode steps.
+        steps = [([5, 17, 3, 250, 9, 41, 8], 0), ([77], 7), ([12], 8)]
+        pairs = zip(logits_of(every_pass, steps), logits_of(linear_only, steps), strict=True)
+        for step, (expected, actual) in enumerate(pairs):
+            self.assertTrue(torch.equal(expected, actual), f"step {step}: {(expected - actual).abs().max()}")
 
     def test_lower_gives_export_llamas_program_with_its_two_partitioners(self):
         # ExecuTorch's own 8da4w, lowered as export_llama lowers it: its

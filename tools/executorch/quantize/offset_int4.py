@@ -16,8 +16,11 @@ cost 4 bytes per block of 32 weights, a quarter more than the int4 data.
 
 A linear's bias (Qwen2.5's q/k/v) is the offset linear's bias.
 
-The block means are an XNNPACK global average pool over an (n, blocks, 32, 1)
-view, so the whole linear stays inside the delegate, with its neighbours.
+The block means are an XNNPACK global average pool, so the whole linear stays
+inside the delegate, with its neighbours. The pool reads an (n·blocks, 1, 32, 1)
+view: with one channel its NCHW and NHWC layouts are the same bytes, so XNNPACK
+needs no transpose around it, nor its channels-last pass to place one
+(xnnpack_graph/partitioner.py).
 """
 
 from __future__ import annotations
@@ -116,7 +119,7 @@ class OffsetInt4Linear(nn.Module):
         def rows(t: torch.Tensor, width: int) -> torch.Tensor:
             return t.reshape(-1, width) if one_sequence else t.reshape(*lead, width)
 
-        means = rows(x.reshape(-1, blocks, self.group, 1).mean(dim=(2, 3), keepdim=True), blocks)
+        means = rows(x.reshape(-1, 1, self.group, 1).mean(dim=(2, 3), keepdim=True), blocks)
         if self.pick is not None:
             means = torch.cat([means, rows(nn.functional.linear(x, self.pick), self.pick.shape[0])], dim=-1)
             x = x * self.keep
