@@ -17,6 +17,7 @@ from unittest import mock
 
 import torch
 
+from tools.executorch import pte_runner
 from tools.executorch.export import upstream
 from tools.executorch.qnn_recipe import npu_graph, quantizer
 from tools.executorch.qnn_recipe.llm_config import qnn_llm_config
@@ -85,13 +86,11 @@ def tiny_xnnpack_manager(stock: bool = False, shipped: bool = False):
 
 def logits_of(program: bytes, steps) -> list[torch.Tensor]:
     """The program's forward outputs for each (tokens, position) of `steps`, in order, on one KV cache."""
-    # The kernels of the programs' ops outside the default set.
-    import executorch.extension.llm.custom_ops.custom_ops  # noqa: F401
-    import executorch.kernels.quantized  # noqa: F401
     from executorch.runtime import Runtime
 
+    pte_runner._register_llm_kernels()
     forward = Runtime.get().load_program(program).load_method("forward")
-    return [forward.execute([torch.tensor([tokens]), torch.tensor([position])])[0] for tokens, position in steps]
+    return [forward.execute(pte_runner.forward_inputs(tokens, position, False))[0] for tokens, position in steps]
 
 
 def xnnpack_partitioner():
