@@ -27,9 +27,9 @@ def profile(pte: str, threads: int, steps: int, prompt_ids: list[int]) -> dict:
     from executorch.devtools import Inspector
     from executorch.extension.pybindings import portable_lib
 
-    from tools.executorch.pte_runner import _register_llm_kernels, forward_inputs
+    from tools.executorch.pte_runner import forward_inputs, register_llm_kernels
 
-    _register_llm_kernels()
+    register_llm_kernels()
     portable_lib._unsafe_reset_threadpool(threads)
     module = portable_lib._load_for_executorch(pte, enable_etdump=True, debug_buffer_size=0)
     takes_rows = "get_logit_rows" in module.method_names()

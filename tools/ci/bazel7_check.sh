@@ -22,6 +22,10 @@
 #   tools/ci/bazel7_check.sh --overrides [targets...]
 #                      the old way: Debian's /etc/bazel/bazelrc and
 #                      --override_module for every module (hides fetch failures)
+#   tools/ci/bazel7_check.sh --sizes=small,medium [targets...]
+#                      builds every target but runs only the tests of these
+#                      sizes (.ci/run: the large ones export in pure Python,
+#                      which no Bazel version changes, and run under 4.2.3)
 #
 # Modules are fetched the normal way, from a registry: tools/ci/local_registry
 # builds one from Debian's bazel-* packages (and this repository's stand-ins
@@ -37,13 +41,14 @@
 set -euo pipefail
 workspace=$(cd "$(dirname "$0")/../.." && pwd)
 chroot_dir=${BAZEL7_CHROOT:-/var/tmp/llm-ondevice-sid}
-mode=test overrides=0 bcr="" targets=() subdir=""
+mode=test overrides=0 bcr="" targets=() subdir="" sizes=()
 for arg in "$@"; do
   case $arg in
     --analysis-only) mode=analysis ;;
     --prepare) mode=prepare ;;
     --e2e) subdir=e2e/smoke ;;
     --overrides) overrides=1 ;;
+    --sizes=*) sizes=(--test_size_filters="${arg#--sizes=}") ;;
     --bcr=*) mode=bcr bcr=$(cd "${arg#--bcr=}" && pwd) ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bazel7_check.sh: unknown option $arg (see --help)" >&2; exit 2 ;;
@@ -182,7 +187,7 @@ if [ "$mode" = analysis ]; then
   in_chroot bazel "${startup[@]}" build --nobuild "${flags[@]}" --incompatible_disallow_empty_glob \
     --incompatible_python_disallow_native_rules "${targets[@]}" || status=$?
 else
-  in_chroot bazel "${startup[@]}" test "${flags[@]}" "${targets[@]}" || status=$?
+  in_chroot bazel "${startup[@]}" test "${flags[@]}" "${sizes[@]}" "${targets[@]}" || status=$?
 fi
 ((overrides)) && exit "$status"
 # No module may come from anywhere but the registry: overridden modules show

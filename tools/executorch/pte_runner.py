@@ -39,7 +39,7 @@ def forward_inputs(tokens: Sequence[int], start: int, takes_rows: bool) -> list[
     return inputs
 
 
-def _register_llm_kernels() -> None:
+def register_llm_kernels() -> None:
     # Kernels the llama export uses outside the default set: 4-bit embedding
     # lookups and the fused sdpa/update_cache ops.
     import executorch.extension.llm.custom_ops.custom_ops  # noqa: F401
@@ -66,7 +66,7 @@ class PteSession:
         from executorch.runtime import Runtime
         from tokenizers import Tokenizer
 
-        _register_llm_kernels()
+        register_llm_kernels()
         try:
             self._program = Runtime.get().load_program(pte_path)
         except Exception as e:  # the runtime raises bare RuntimeErrors

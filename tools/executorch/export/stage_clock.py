@@ -45,6 +45,7 @@ STEPS: tuple[Step, ...] = (
     Step("torch.export (trace)", "torch/export/_trace.py", "_export"),
     Step("decompositions", "torch/export/exported_program.py", "run_decompositions"),
     Step("edge dialect passes", "exir/program/_program.py", "_generate_edge_program"),
+    Step("edge dialect passes", "tools/executorch/export/edge_dialect.py", "generate_edge_program"),
     Step("partitioner: tag nodes", "xnnpack/partition/xnnpack_partitioner.py", "partition"),
     Step("partitioner: tag nodes", "exir/backend/partitioner.py", "partition"),
     Step("partitioner: cut submodules", "exir/backend/backend_api.py", "_create_partitions"),

@@ -9,9 +9,9 @@ reach through underscore names, because 1.5.1 exposes no other way to them:
   ExecuTorch's own source transforms for the configured backend applied.
 - `export_llama`: the whole stock pipeline, for recipes that are ExecuTorch's.
 - `stock_xnnpack_partitioners`: the partitioners export_llama lowers with.
-- `export_once`, `lower`: LLMEdgeManager's export, canonical passes and
-  to_edge_transform_and_lower with one trace where it runs two and one
-  decomposition where it runs four.
+- `export_once`, `lower`, `decompose`: LLMEdgeManager's export, canonical
+  passes and to_edge_transform_and_lower with one trace where it runs two and
+  one decomposition where it runs four.
 - `lower_to_qnn`: to_edge, the QNN capture passes and QnnPartitioner, for a
   manager that is already quantized.
 - `soc_table`: the SoCs the QNN backend knows, with their HTP architecture.
@@ -101,9 +101,10 @@ def lower(manager, exported, partitioners, edge_passes=()):
     and any later retrace runs only when a node it would decompose is left:
     for the whole table, when a partitioner refused a preserved node; for a
     later partitioner's table, when an op the earlier ones kept is one it
-    does not. The rest is upstream's sequence: edge passes, lowering with
-    each partitioner in turn, the final check that no preserved op was left
-    undelegated.
+    does not (`decompose`). The edge-dialect conversion skips its retracing
+    passes where they have nothing to change (edge_dialect.py). The rest is
+    upstream's sequence: edge passes, lowering with each partitioner in turn,
+    the final check that no preserved op was left undelegated.
 
     `partitioners` are applied in order, as in upstream's list. `edge_passes`
     run on the edge-dialect graph before the partitioners see it.
@@ -112,32 +113,13 @@ def lower(manager, exported, partitioners, edge_passes=()):
     """
     from executorch.exir.program import _program as exir
 
+    from tools.executorch.export import edge_dialect
+
     if manager.generate_etrecord:
         raise RuntimeError("lower() records no ETRecord; use the builder's to_edge_transform_and_lower for one")
     config = manager._get_edge_config()
-    program = exir._apply_pre_decomposition_transforms(exported, list(partitioners))
-    preserved = set()
-    for index, partitioner in enumerate(partitioners):
-        keep, check_op_support = partitioner.ops_to_not_decompose(program)
-        if check_op_support is None:
-            raise RuntimeError(
-                f"{type(partitioner).__name__} preserves ops without a per-node check; lower() expects XNNPACK's"
-            )
-        table = exir._default_decomposition_table()
-        for op in exir._remove_invalid_ops_for_not_decompose(keep):
-            table.pop(op, None)
-        if index == 0 or _has_ops_of(program, table):
-            program = program.run_decompositions(table)
-        preserved.update(
-            exir._replace_aten_ops_with_transformed_ops("forward", program, {"forward": [partitioner]}) or ()
-        )
-        full_table = exir._default_decomposition_table()
-        if _has_ops_of(program, full_table):
-            program = program.run_decompositions(full_table)
-        exir._restore_transformed_ops_to_aten_ops(program)
-    preserved = list(preserved)
-
-    edge_program = exir._generate_edge_program(config, program, preserve_ops=preserved)
+    program, preserved = decompose(exported, partitioners, "forward")
+    edge_program = edge_dialect.generate_edge_program(config, program, preserve_ops=preserved)
     config._core_aten_ops_exception_list = list(set(config._core_aten_ops_exception_list) | set(preserved))
     edge = exir.EdgeProgramManager({"forward": edge_program}, manager.metadata, config, preserved)
     edge = edge.transform(list(edge_passes))
@@ -161,6 +143,37 @@ def lower(manager, exported, partitioners, edge_passes=()):
         )
     manager.edge_manager = edge
     return manager
+
+
+def decompose(program, partitioners, method: str):
+    """`program` in core ATen but for the ops `partitioners` keep: (program, the kept ops).
+
+    Upstream's functionalization and per-partitioner tables, with each
+    retrace run only when it has work (see `lower`). `method` names the
+    program for the partitioners' op replacement. The QNN exporter calls
+    this once per method, with its one partitioner.
+    """
+    from executorch.exir.program import _program as exir
+
+    program = exir._apply_pre_decomposition_transforms(program, list(partitioners))
+    preserved = set()
+    for index, partitioner in enumerate(partitioners):
+        keep, check_op_support = partitioner.ops_to_not_decompose(program)
+        if check_op_support is None:
+            raise RuntimeError(
+                f"{type(partitioner).__name__} preserves ops without a per-node check; decompose() needs one"
+            )
+        table = exir._default_decomposition_table()
+        for op in exir._remove_invalid_ops_for_not_decompose(keep):
+            table.pop(op, None)
+        if index == 0 or _has_ops_of(program, table):
+            program = program.run_decompositions(table)
+        preserved.update(exir._replace_aten_ops_with_transformed_ops(method, program, {method: [partitioner]}) or ())
+        full_table = exir._default_decomposition_table()
+        if _has_ops_of(program, full_table):
+            program = program.run_decompositions(full_table)
+        exir._restore_transformed_ops_to_aten_ops(program)
+    return program, list(preserved)
 
 
 def _has_ops_of(program, table) -> bool:

@@ -88,7 +88,7 @@ def logits_of(program: bytes, steps) -> list[torch.Tensor]:
     """The program's forward outputs for each (tokens, position) of `steps`, in order, on one KV cache."""
     from executorch.runtime import Runtime
 
-    pte_runner._register_llm_kernels()
+    pte_runner.register_llm_kernels()
     forward = Runtime.get().load_program(program).load_method("forward")
     return [forward.execute(pte_runner.forward_inputs(tokens, position, False))[0] for tokens, position in steps]
 

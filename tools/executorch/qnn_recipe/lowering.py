@@ -118,12 +118,14 @@ def _to_edge_and_lower(programs: dict, edge_passes: dict, specs, constant_method
     from executorch.backends.qualcomm.utils import utils as qnn
     from executorch.exir.program import _program as exir
 
+    from tools.executorch.export import edge_dialect, upstream
+
     config = qnn.qnn_edge_config()
     partitioners = {name: QnnPartitioner(specs, skip_mutable_buffer=True) for name in programs}
     edge_programs, preserved = {}, set()
     for name, program in programs.items():
-        program, kept = _decompose_once(program, partitioners[name], name)
-        edge_programs[name] = exir._generate_edge_program(config, program, preserve_ops=kept)
+        program, kept = upstream.decompose(program, [partitioners[name]], name)
+        edge_programs[name] = edge_dialect.generate_edge_program(config, program, preserve_ops=kept)
         preserved.update(kept)
     config._core_aten_ops_exception_list = list(set(config._core_aten_ops_exception_list) | preserved)
     edge = exir.EdgeProgramManager(edge_programs, constant_methods, config, list(preserved))
@@ -144,36 +146,3 @@ def _to_edge_and_lower(programs: dict, edge_passes: dict, specs, constant_method
             generate_error=True,
         )
     return edge
-
-
-def _decompose_once(program, partitioner, method: str):
-    """`program` in core ATen but for the ops `partitioner` keeps: (program, the kept ops).
-
-    The one-partitioner case of export/upstream.py's `lower`, kept apart so
-    that the CPU exports' inputs stay as they are: the table
-    without the kept ops functionalizes as it decomposes, so upstream's
-    run_decompositions({}) before it is not repeated, and the whole table
-    after the accepted nodes are renamed out of its reach runs only when a
-    node it would decompose is left (a kept op the partitioner refused).
-    """
-    from executorch.exir.program import _program as exir
-
-    from tools.executorch.export import upstream
-
-    program = exir._apply_pre_decomposition_transforms(program, [partitioner])
-    keep, check_op_support = partitioner.ops_to_not_decompose(program)
-    if check_op_support is None:
-        # Upstream decomposes such a partitioner's programs another way.
-        raise RuntimeError(
-            f"{type(partitioner).__name__} keeps ops without a per-node check; _decompose_once needs one"
-        )
-    table = exir._default_decomposition_table()
-    for op in exir._remove_invalid_ops_for_not_decompose(keep):
-        table.pop(op, None)
-    program = program.run_decompositions(table)
-    kept = exir._replace_aten_ops_with_transformed_ops(method, program, {method: [partitioner]}) or []
-    full_table = exir._default_decomposition_table()
-    if upstream._has_ops_of(program, full_table):
-        program = program.run_decompositions(full_table)
-    exir._restore_transformed_ops_to_aten_ops(program)
-    return program, list(kept)
