@@ -69,22 +69,27 @@ def has_work(graph_pass, gm) -> bool:
     A graph with subgraphs (control flow, higher-order ops) gets every pass:
     the checks read the top-level graph only.
     """
-    # exir hands its pass list wrapped (torch.fx's pass_result_wrapper); the
-    # wrapper keeps the pass as __wrapped__.
-    check = _checks().get(type(getattr(graph_pass, "__wrapped__", graph_pass)).__name__)
+    check = _checks().get(pass_name(graph_pass))
     if check is None or _has_subgraphs(gm):
         return True
     return any(check(node) for node in _operator_nodes(gm))
+
+
+def pass_name(graph_pass) -> str:
+    """The class name of `graph_pass`, also when exir hands it wrapped.
+
+    torch.fx's pass_result_wrapper, which exir's pass lists use, keeps the
+    pass itself as __wrapped__.
+    """
+    return type(getattr(graph_pass, "__wrapped__", graph_pass)).__name__
 
 
 def _has_subgraphs(gm) -> bool:
     import torch
 
     return any(
-        node.op == "get_attr"
-        and isinstance(getattr(gm, str(node.target), None), torch.fx.GraphModule)
-        or node.op == "call_function"
-        and isinstance(node.target, torch._ops.HigherOrderOperator)
+        (node.op == "get_attr" and isinstance(getattr(gm, str(node.target), None), torch.fx.GraphModule))
+        or (node.op == "call_function" and isinstance(node.target, torch._ops.HigherOrderOperator))
         for node in gm.graph.nodes
     )
 

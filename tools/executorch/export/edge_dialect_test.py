@@ -87,7 +87,7 @@ def passes_run(convert) -> set[str]:
     def recording(graph_pass, gm):
         work = has_work(graph_pass, gm)
         if work:
-            ran.add(type(getattr(graph_pass, "__wrapped__", graph_pass)).__name__)
+            ran.add(edge_dialect.pass_name(graph_pass))
         return work
 
     with mock.patch.object(edge_dialect, "has_work", recording):

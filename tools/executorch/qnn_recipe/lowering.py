@@ -54,7 +54,8 @@ def lower(graphs: dict, soc: str, constant_methods: dict, weight_sharing: bool =
     calibration), else a copy each.
 
     The steps are to_edge_transform_and_lower_to_qnn's, in its order, with
-    the CPU exporter's decomposition (export/upstream.py's `lower`):
+    the CPU exporter's decomposition and edge-dialect conversion
+    (export/upstream.py's `decompose`, export/edge_dialect.py):
     upstream retraces each method's whole graph three times on its way to
     the edge dialect, each about as long as torch.export of the quantized
     graph, where one does the same work here, and the graph is traced
