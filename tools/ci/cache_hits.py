@@ -35,9 +35,12 @@ def main() -> int:
     args = parser.parse_args()
     hits: collections.Counter = collections.Counter()
     runs: collections.Counter = collections.Counter()
+    ran: list[dict] = []  # the required spawns that ran, to name them below
     for spawn in spawns(args.log):
         mnemonic = spawn.get("mnemonic", "?")
         (hits if spawn.get("remoteCacheHit") else runs)[mnemonic] += 1
+        if mnemonic in args.require and not spawn.get("remoteCacheHit"):
+            ran.append(spawn)
     for mnemonic in sorted(set(hits) | set(runs)):
         print(f"  {mnemonic:24} remote cache hits {hits[mnemonic]:4}   executed {runs[mnemonic]:4}")
     failed = False
@@ -48,6 +51,15 @@ def main() -> int:
                 file=sys.stderr,
             )
             failed = True
+    for spawn in ran:
+        # Which action missed, and what it read: its inputs' digests, set
+        # beside those of the build that should have uploaded it, show
+        # which input differs.
+        outputs = [o.get("path", "?") for o in spawn.get("listedOutputs", [])]
+        print(f"cache check: ran {spawn.get('progressMessage', '?')!r}, outputs {outputs}", file=sys.stderr)
+        for item in spawn.get("inputs", []):
+            digest = item.get("digest", {})
+            print(f"    input {digest.get('hash', '?')[:16]} {item.get('path', '?')}", file=sys.stderr)
     print(f"cache check: {sum(hits.values())} remote cache hits, {sum(runs.values())} spawns executed")
     return 1 if failed else 0
 
