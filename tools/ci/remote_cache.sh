@@ -22,6 +22,13 @@ http {
   access_log off;
   client_body_temp_path $dir/tmp;
   client_max_body_size 0;
+  # nginx closes a connection that has been idle for 75 s, and Bazel 4.2.3
+  # sends a request on a kept connection without retrying it if the server
+  # closed it meanwhile: the build passes with a "Writing to Remote Cache"
+  # warning, and that action's result never reaches the cache. Actions
+  # longer than the timeout make that likely (measured: 3 of 80 one-second
+  # genrules lost with a 1 s timeout, none with this one).
+  keepalive_timeout 4h;
   server {
     listen 127.0.0.1:$port;
     root $dir/data;
