@@ -37,9 +37,9 @@ def main() -> int:
     runs: collections.Counter = collections.Counter()
     ran: list[dict] = []  # the required spawns that ran, to name them below
     for spawn in spawns(args.log):
-        mnemonic = spawn.get("mnemonic", "?")
-        (hits if spawn.get("remoteCacheHit") else runs)[mnemonic] += 1
-        if mnemonic in args.require and not spawn.get("remoteCacheHit"):
+        mnemonic, hit = spawn.get("mnemonic", "?"), spawn.get("remoteCacheHit")
+        (hits if hit else runs)[mnemonic] += 1
+        if mnemonic in args.require and not hit:
             ran.append(spawn)
     for mnemonic in sorted(set(hits) | set(runs)):
         print(f"  {mnemonic:24} remote cache hits {hits[mnemonic]:4}   executed {runs[mnemonic]:4}")

@@ -6,13 +6,11 @@ instead of coming from the remote cache, and to say which one did.
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
-import tempfile
 import unittest
 
+from tools.ci.exec_log_testing import write_exec_log
 from tools.python.runfile import runfile
 
 
@@ -26,16 +24,6 @@ def _spawn(mnemonic: str, hit: bool, output: str = "", inputs: tuple[tuple[str, 
     return spawn
 
 
-def _log(*spawns: dict) -> str:
-    # Concatenated JSON objects, not an array, as --execution_log_json_file writes.
-    fd, path = tempfile.mkstemp(suffix=".json", dir=os.environ.get("TEST_TMPDIR"))
-    with os.fdopen(fd, "w") as f:
-        for spawn in spawns:
-            f.write(json.dumps(spawn, indent=2))
-            f.write("\n")
-    return path
-
-
 def _check(log: str, *flags: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, runfile("tools/ci/cache_hits.py"), log, *flags], capture_output=True, text=True
@@ -44,14 +32,16 @@ def _check(log: str, *flags: str) -> subprocess.CompletedProcess:
 
 class CacheHitsTest(unittest.TestCase):
     def test_all_hits_pass_and_are_counted(self) -> None:
-        log = _log(_spawn("ExecuTorchExport", True), _spawn("ExecuTorchExport", True), _spawn("CppCompile", False))
+        log = write_exec_log(
+            [_spawn("ExecuTorchExport", True), _spawn("ExecuTorchExport", True), _spawn("CppCompile", False)]
+        )
         result = _check(log, "--require", "ExecuTorchExport")
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("remote cache hits    2   executed    0", result.stdout)
 
     def test_a_required_action_that_ran_fails_naming_it_and_its_inputs(self) -> None:
         ran = _spawn("ExecuTorchExport", False, "models/tiny_int4.pte", (("models/tiny/checkpoint.pth", "ab" * 32),))
-        log = _log(_spawn("ExecuTorchExport", True), ran)
+        log = write_exec_log([_spawn("ExecuTorchExport", True), ran])
         result = _check(log, "--require", "ExecuTorchExport")
         self.assertEqual(result.returncode, 1)
         self.assertIn("ExecuTorchExport: 1 hits, 1 executed", result.stderr)
@@ -59,13 +49,13 @@ class CacheHitsTest(unittest.TestCase):
         self.assertIn("abababababababab models/tiny/checkpoint.pth", result.stderr)
 
     def test_an_action_that_ran_but_is_not_required_passes(self) -> None:
-        log = _log(_spawn("ExecuTorchExport", True), _spawn("CppCompile", False, "runtime/a.o"))
+        log = write_exec_log([_spawn("ExecuTorchExport", True), _spawn("CppCompile", False, "runtime/a.o")])
         result = _check(log, "--require", "ExecuTorchExport")
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertNotIn("runtime/a.o", result.stderr)
 
     def test_a_required_mnemonic_with_no_spawn_fails(self) -> None:
-        log = _log(_spawn("CppCompile", True))
+        log = write_exec_log([_spawn("CppCompile", True)])
         self.assertEqual(_check(log, "--require", "ExecuTorchExport").returncode, 1)
 
 

@@ -6,28 +6,20 @@ this machine, so each way of failing is exercised here.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-import tempfile
 import unittest
 
+from tools.ci.exec_log_testing import write_exec_log
 from tools.python.runfile import runfile
 
 
 def _log(*spawns: tuple[str, str]) -> str:
-    # Concatenated JSON objects, not an array, as --execution_log_json_file writes.
-    fd, path = tempfile.mkstemp(suffix=".json", dir=os.environ.get("TEST_TMPDIR"))
-    with os.fdopen(fd, "w") as f:
-        for mnemonic, runner in spawns:
-            f.write(
-                json.dumps(
-                    {"mnemonic": mnemonic, "runner": runner, "remoteCacheHit": runner == "remote cache hit"}, indent=2
-                )
-            )
-            f.write("\n")
-    return path
+    return write_exec_log(
+        {"mnemonic": mnemonic, "runner": runner, "remoteCacheHit": runner == "remote cache hit"}
+        for mnemonic, runner in spawns
+    )
 
 
 def _check(log: str, *flags: str) -> subprocess.CompletedProcess:
